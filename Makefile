@@ -1,0 +1,50 @@
+# perfgate / termplan developer entry points. Every target bootstraps its own virtualenv.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+# Numba's on-disk cache: compiled kernels survive between test runs and processes.
+export NUMBA_CACHE_DIR ?= $(CURDIR)/.cache/numba
+export PYTHONDONTWRITEBYTECODE := 1
+
+.PHONY: help venv test-all lint format type test test-slow bench gate dashboard asv-smoke clean
+
+help:  ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[gate,sim,dev]'
+	touch $@
+
+venv: $(STAMP)  ## create .venv with every extra installed
+
+lint: $(STAMP)  ## ruff format check + ruff lint
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+
+format: $(STAMP)  ## apply ruff formatting and safe fixes
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+type: $(STAMP)  ## mypy over src/
+	$(VENV)/bin/mypy
+
+test: $(STAMP)  ## pytest, fast suite (not slow)
+	$(PY) -m pytest -q
+
+test-slow: $(STAMP)  ## pytest, slow suite only
+	$(PY) -m pytest -q -m slow
+
+test-all: lint type test  ## everything CI runs
+
+bench: $(STAMP)  ## hot-slice benchmark figures (JSON)
+	$(PY) -m termplan.bench hot --task g1_walk --profile sac_default --num-envs 2048,65536 \
+		--threads 1,2 --paths numpy,handwritten --json
+
+clean:  ## remove caches and the virtualenv
+	rm -rf $(VENV) .cache .asv/html .mypy_cache .pytest_cache .ruff_cache

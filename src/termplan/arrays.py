@@ -1,0 +1,43 @@
+"""Input validation for batch arrays: every message names the input, what it got and wanted."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+
+def check_array(
+    name: str, value: object, shape: Sequence[int], dtype: npt.DTypeLike
+) -> np.ndarray:
+    """Return ``value`` if it is an ndarray of exactly ``shape`` and ``dtype``.
+
+    Raises
+    ------
+    ValueError
+        Naming the input, its shape and dtype and the expected ones. Kernels index raw
+        memory, so a wrong shape must never reach them.
+    """
+    want_dtype = np.dtype(dtype)
+    want_shape = tuple(int(s) for s in shape)
+    if not isinstance(value, np.ndarray):
+        raise ValueError(
+            f"input {name!r}: expected ndarray of shape {want_shape} and dtype {want_dtype}, "
+            f"got {type(value).__name__}"
+        )
+    if value.shape != want_shape or value.dtype != want_dtype:
+        raise ValueError(
+            f"input {name!r}: expected shape {want_shape} dtype {want_dtype}, "
+            f"got shape {value.shape} dtype {value.dtype}"
+        )
+    return value
+
+
+def check_contiguous(name: str, value: np.ndarray) -> np.ndarray:
+    """Require C-contiguous memory (kernels assume row-major strides for speed)."""
+    if not value.flags.c_contiguous:
+        raise ValueError(
+            f"input {name!r}: expected a C-contiguous array, got strides {value.strides}"
+        )
+    return value

@@ -1,0 +1,36 @@
+"""Input validation names the input and what was expected."""
+
+import numpy as np
+import pytest
+
+from termplan.arrays import check_array, check_contiguous
+
+
+def test_accepts_exact_shape_and_dtype() -> None:
+    """A matching array is returned unchanged (same object)."""
+    a = np.zeros((4, 3), np.float32)
+    assert check_array("linvel", a, (4, 3), np.float32) is a
+
+
+@pytest.mark.parametrize(
+    ("value", "fragment"),
+    [
+        (np.zeros((4, 2), np.float32), "shape (4, 2)"),
+        (np.zeros((4, 3), np.float64), "dtype float64"),
+        ([[0.0] * 3] * 4, "got list"),
+    ],
+)
+def test_rejects_with_named_message(value: object, fragment: str) -> None:
+    """Wrong shape, dtype or type: the message names input, got and expected."""
+    with pytest.raises(ValueError, match="linvel") as info:
+        check_array("linvel", value, (4, 3), np.float32)
+    assert fragment in str(info.value)
+    assert "(4, 3)" in str(info.value)
+
+
+def test_contiguity() -> None:
+    """A strided view is refused; a contiguous array passes."""
+    a = np.zeros((4, 6), np.float32)
+    assert check_contiguous("x", a) is a
+    with pytest.raises(ValueError, match="C-contiguous"):
+        check_contiguous("x", a[:, ::2])
