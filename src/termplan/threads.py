@@ -7,7 +7,7 @@ import numba
 
 def max_threads() -> int:
     """The size of Numba's pool (``NUMBA_NUM_THREADS`` or the core count)."""
-    return int(numba.config.NUMBA_NUM_THREADS)
+    return int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
 
 
 def apply_threads(num_threads: int | None) -> None:

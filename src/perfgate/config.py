@@ -1,0 +1,317 @@
+"""The `[tool.perfgate]` configuration: thresholds, FDR level, baseline map, blocking families.
+
+Parsing is strict: an unknown key, a wrong type or an impossible value raises `ConfigError`
+naming the key, because a typo in a gate's configuration must not silently loosen the gate.
+Defaults are the conservative choice (every benchmark can block, confirmation required).
+
+Example (see tests/perfgate/data/pyproject-perfgate.toml for the project's reference)::
+
+    [tool.perfgate]
+    default_threshold = 0.05
+    alpha = 0.05
+    min_samples = 5
+    confirm = true
+    blocking = ['^hot_slice\\.']
+
+    [tool.perfgate.thresholds]
+    '^collector\\.' = 0.10
+
+    [[tool.perfgate.baseline]]
+    param = "path"
+    variant = "assembled"
+    baseline = "handwritten"
+    reference = "numpy"
+    block_if_slower = true
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from perfgate.errors import ConfigError
+
+INCONCLUSIVE_POLICIES = ("error", "block")
+
+
+@dataclass(frozen=True)
+class ThresholdRule:
+    """A benchmark-name regex and the relative threshold (0.05 = 5%) for names it matches."""
+
+    pattern: str
+    threshold: float
+
+
+@dataclass(frozen=True)
+class BaselinePair:
+    """Compare a variant against a baseline at the same commit, e.g. path assembled/handwritten.
+
+    Cases that differ only in *param* are paired. The ratio is variant/baseline (time), so a
+    ratio above 1 + threshold means the variant is slower. *reference* (optional) is a third
+    value of the same param (e.g. "numpy") to report speed-ups against.
+    """
+
+    param: str
+    variant: str
+    baseline: str
+    reference: str | None = None
+    block_if_slower: bool = True
+    threshold: float | None = None
+    benchmarks: str = "."
+
+    @property
+    def label(self) -> str:
+        """``param: variant vs baseline``."""
+        return f"{self.param}: {self.variant} vs {self.baseline}"
+
+
+@dataclass(frozen=True)
+class ScalingConfig:
+    """Which params hold the thread count and the problem size for thread-scaling tables."""
+
+    thread_param: str = "threads"
+    size_param: str | None = None
+    max_efficiency_drop: float = 0.10
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    """Parsed `[tool.perfgate]`; every field has a conservative default."""
+
+    default_threshold: float = 0.05
+    thresholds: tuple[ThresholdRule, ...] = ()
+    alpha: float = 0.05
+    confidence: float = 0.95
+    min_samples: int = 6
+    confirm: bool = True
+    blocking: tuple[str, ...] = (".",)
+    failed_blocks: bool = True
+    inconclusive: str = "error"
+    baselines: tuple[BaselinePair, ...] = ()
+    scaling: ScalingConfig | None = None
+    compile_time: str = "compile"
+    parity_command: tuple[str, ...] = ("make", "test-all")
+    fingerprint_ignore: tuple[str, ...] = ()
+    resamples: int = 2000
+    seed: int = 20260
+    source: str = "<defaults>"
+
+    def threshold_for(self, benchmark: str) -> float:
+        """Relative threshold for *benchmark*: the largest matching rule wins (asv's rule)."""
+        matches = [r.threshold for r in self.thresholds if re.search(r.pattern, benchmark)]
+        return max(matches) if matches else self.default_threshold
+
+    def effective_threshold(self, benchmark: str, noise_floor: float | None) -> float:
+        """The threshold actually used: never below the case's measured noise floor."""
+        return max(self.threshold_for(benchmark), noise_floor or 0.0)
+
+    def can_block(self, benchmark: str) -> bool:
+        """True when *benchmark* belongs to a family that may block the merge."""
+        return any(re.search(p, benchmark) for p in self.blocking)
+
+    def is_compile_time(self, benchmark: str) -> bool:
+        """True for compile-time tracking benchmarks (reported apart, never gated)."""
+        return bool(self.compile_time) and re.search(self.compile_time, benchmark) is not None
+
+
+_TOP_KEYS = {
+    "default_threshold",
+    "thresholds",
+    "alpha",
+    "confidence",
+    "min_samples",
+    "confirm",
+    "blocking",
+    "failed_blocks",
+    "inconclusive",
+    "baseline",
+    "scaling",
+    "compile_time",
+    "parity_command",
+    "fingerprint_ignore",
+    "resamples",
+    "seed",
+}
+_PAIR_KEYS = {"param", "variant", "baseline", "reference", "block_if_slower", "threshold"}
+_PAIR_KEYS |= {"benchmarks"}
+_SCALING_KEYS = {"thread_param", "size_param", "max_efficiency_drop"}
+
+
+def _check_keys(where: str, data: Mapping[str, Any], allowed: set[str]) -> None:
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {unknown}; allowed: {sorted(allowed)}")
+
+
+def _fraction(where: str, value: Any, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"{where}: expected a number, got {value!r}")
+    if not low < float(value) < high:
+        raise ConfigError(f"{where}: expected a value in ({low}, {high}), got {value!r}")
+    return float(value)
+
+
+def _threshold(where: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 10:
+        raise ConfigError(f"{where}: expected a relative threshold like 0.05, got {value!r}")
+    return float(value)
+
+
+def _regex(where: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f"{where}: expected a regular expression string, got {value!r}")
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise ConfigError(f"{where}: invalid regular expression {value!r}: {exc}") from None
+    return value
+
+
+def _typed(where: str, value: Any, kind: type) -> Any:
+    if kind is int and isinstance(value, bool):
+        raise ConfigError(f"{where}: expected an integer, got {value!r}")
+    if not isinstance(value, kind):
+        raise ConfigError(f"{where}: expected {kind.__name__}, got {value!r}")
+    return value
+
+
+def _str_list(where: str, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: expected a list of strings, got {value!r}")
+    return tuple(value)
+
+
+def _parse_pair(index: int, data: Any) -> BaselinePair:
+    where = f"tool.perfgate.baseline[{index}]"
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: expected a table")
+    _check_keys(where, data, _PAIR_KEYS)
+    for key in ("param", "variant", "baseline"):
+        if not isinstance(data.get(key), str) or not data[key]:
+            raise ConfigError(f"{where}.{key}: required non-empty string")
+    if data["variant"] == data["baseline"]:
+        raise ConfigError(f"{where}: variant and baseline are both {data['variant']!r}")
+    reference = data.get("reference")
+    if reference is not None and not isinstance(reference, str):
+        raise ConfigError(f"{where}.reference: expected a string, got {reference!r}")
+    threshold = data.get("threshold")
+    return BaselinePair(
+        param=data["param"],
+        variant=data["variant"],
+        baseline=data["baseline"],
+        reference=reference,
+        block_if_slower=_typed(
+            f"{where}.block_if_slower", data.get("block_if_slower", True), bool
+        ),
+        threshold=None if threshold is None else _threshold(f"{where}.threshold", threshold),
+        benchmarks=_regex(f"{where}.benchmarks", data.get("benchmarks", ".")),
+    )
+
+
+def _parse_scaling(data: Any) -> ScalingConfig:
+    where = "tool.perfgate.scaling"
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: expected a table")
+    _check_keys(where, data, _SCALING_KEYS)
+    size = data.get("size_param")
+    if size is not None and not isinstance(size, str):
+        raise ConfigError(f"{where}.size_param: expected a string, got {size!r}")
+    return ScalingConfig(
+        thread_param=_typed(f"{where}.thread_param", data.get("thread_param", "threads"), str),
+        size_param=size,
+        max_efficiency_drop=_fraction(
+            f"{where}.max_efficiency_drop", data.get("max_efficiency_drop", 0.10), 0.0, 1.0
+        ),
+    )
+
+
+def _parse_thresholds(data: Any) -> tuple[ThresholdRule, ...]:
+    if not isinstance(data, dict):
+        raise ConfigError("tool.perfgate.thresholds: expected a table of regex = threshold")
+    return tuple(
+        ThresholdRule(
+            _regex(f"tool.perfgate.thresholds[{k!r}]", k),
+            _threshold(f"tool.perfgate.thresholds[{k!r}]", v),
+        )
+        for k, v in data.items()
+    )
+
+
+def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateConfig:
+    """Build a `GateConfig` from the `[tool.perfgate]` table (already parsed TOML)."""
+    data = dict(section)
+    _check_keys("tool.perfgate", data, _TOP_KEYS)
+    inconclusive = data.get("inconclusive", "error")
+    if inconclusive not in INCONCLUSIVE_POLICIES:
+        raise ConfigError(
+            f"tool.perfgate.inconclusive: expected one of {INCONCLUSIVE_POLICIES}, "
+            f"got {inconclusive!r}"
+        )
+    pairs = data.get("baseline", [])
+    if isinstance(pairs, dict):
+        pairs = [pairs]
+    if not isinstance(pairs, list):
+        raise ConfigError("tool.perfgate.baseline: expected an array of tables")
+    min_samples = _typed("tool.perfgate.min_samples", data.get("min_samples", 6), int)
+    if min_samples < 2:
+        raise ConfigError(f"tool.perfgate.min_samples: must be at least 2, got {min_samples}")
+    resamples = _typed("tool.perfgate.resamples", data.get("resamples", 2000), int)
+    if resamples < 200:
+        raise ConfigError(f"tool.perfgate.resamples: must be at least 200, got {resamples}")
+    blocking = _str_list("tool.perfgate.blocking", data.get("blocking", ["."]))
+    for i, pattern in enumerate(blocking):
+        _regex(f"tool.perfgate.blocking[{i}]", pattern)
+    return GateConfig(
+        default_threshold=_threshold(
+            "tool.perfgate.default_threshold", data.get("default_threshold", 0.05)
+        ),
+        thresholds=_parse_thresholds(data.get("thresholds", {})),
+        alpha=_fraction("tool.perfgate.alpha", data.get("alpha", 0.05), 0.0, 0.5),
+        confidence=_fraction("tool.perfgate.confidence", data.get("confidence", 0.95), 0.5, 1.0),
+        min_samples=min_samples,
+        confirm=_typed("tool.perfgate.confirm", data.get("confirm", True), bool),
+        blocking=blocking,
+        failed_blocks=_typed("tool.perfgate.failed_blocks", data.get("failed_blocks", True), bool),
+        inconclusive=inconclusive,
+        baselines=tuple(_parse_pair(i, p) for i, p in enumerate(pairs)),
+        scaling=_parse_scaling(data["scaling"]) if "scaling" in data else None,
+        compile_time=_regex("tool.perfgate.compile_time", data.get("compile_time", "compile")),
+        parity_command=_str_list(
+            "tool.perfgate.parity_command", data.get("parity_command", ["make", "test-all"])
+        ),
+        fingerprint_ignore=_str_list(
+            "tool.perfgate.fingerprint_ignore", data.get("fingerprint_ignore", [])
+        ),
+        resamples=resamples,
+        seed=_typed("tool.perfgate.seed", data.get("seed", 20260), int),
+        source=source,
+    )
+
+
+def load_config(path: str | Path, *, required: bool = True) -> GateConfig:
+    """Read `[tool.perfgate]` from a pyproject.toml.
+
+    With ``required=False`` a missing file or section gives the defaults; otherwise it is a
+    `ConfigError`. Invalid TOML is always a `ConfigError` naming the file.
+    """
+    p = Path(path)
+    if not p.is_file():
+        if required:
+            raise ConfigError(f"{p}: configuration file does not exist")
+        return GateConfig()
+    try:
+        document = tomllib.loads(p.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{p}: invalid TOML: {exc}") from None
+    section = document.get("tool", {}).get("perfgate")
+    if section is None:
+        if required:
+            raise ConfigError(f"{p}: no [tool.perfgate] section")
+        return GateConfig()
+    if not isinstance(section, dict):
+        raise ConfigError(f"{p}: [tool.perfgate] must be a table")
+    return parse_config(section, source=str(p))

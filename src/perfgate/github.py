@@ -1,0 +1,407 @@
+"""Post the gate's verdict to GitHub: one sticky PR comment and a ``perfgate`` commit status.
+
+Three layers, as in conbench's benchalerts: :class:`GitHubApi` is a small Protocol for the
+four HTTP calls we need and :class:`Github3Client` implements it with github3.py (HTTP only,
+no decisions); pure helpers build the comment body and the status; :class:`Poster` joins them
+and retries transient failures.
+
+Notes
+-----
+Environment variables (GitHub Actions conventions), read by :func:`client_from_env`:
+``GITHUB_TOKEN`` (required), ``GITHUB_REPOSITORY`` (``owner/name``, required),
+``GITHUB_API_URL`` (default ``https://api.github.com``; GitHub Enterprise uses
+``https://HOST/api/v3``). The token never appears in logs or exception text: every error
+raised from this module is redacted.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+LOG = logging.getLogger(__name__)
+T = TypeVar("T")
+
+MARKER = "<!-- perfgate-report -->"
+STATUS_CONTEXT = "perfgate"
+COMMENT_LIMIT = 65_536
+DESCRIPTION_LIMIT = 140
+DEFAULT_API_URL = "https://api.github.com"
+REDACTED = "***"
+
+
+class CommitState(str, enum.Enum):
+    """Commit status states that perfgate sets."""
+
+    SUCCESS = "success"
+    FAILURE = "failure"
+    ERROR = "error"
+
+
+#: Gate verdicts and exit codes (the contract with ``perfgate gate``'s ``verdict.json``).
+VERDICT_EXIT_CODES = {"pass": 0, "regression": 1, "parity_failure": 2, "error": 3}
+_VERDICT_STATES = {
+    "pass": CommitState.SUCCESS,
+    "regression": CommitState.FAILURE,
+    "parity_failure": CommitState.FAILURE,
+    "error": CommitState.ERROR,
+}
+_EXIT_STATES = {code: _VERDICT_STATES[v] for v, code in VERDICT_EXIT_CODES.items()}
+
+
+def state_for(verdict: int | str) -> CommitState:
+    """Commit state for a gate exit code (0..3), a verdict name or a state name."""
+    if isinstance(verdict, int) and not isinstance(verdict, bool):
+        if verdict in _EXIT_STATES:
+            return _EXIT_STATES[verdict]
+    elif isinstance(verdict, str):
+        if verdict in _VERDICT_STATES:
+            return _VERDICT_STATES[verdict]
+        if verdict in {s.value for s in CommitState}:
+            return CommitState(verdict)
+    raise ValueError(
+        f"verdict {verdict!r}: expected an exit code 0-3 or one of "
+        f"{sorted(_VERDICT_STATES)} / {[s.value for s in CommitState]}"
+    )
+
+
+def redact(text: str, secrets: Sequence[str]) -> str:
+    """``text`` with every non-empty secret replaced by ``***``."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
+class GitHubApiError(Exception):
+    """A failed GitHub call, with what the retry logic needs. The message is redacted.
+
+    ``status`` is None for transport errors (connection refused, timeout).
+    """
+
+    def __init__(
+        self, message: str, status: int | None = None, headers: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.headers = {k.lower(): v for k, v in (headers or {}).items()}
+
+
+@dataclass(frozen=True)
+class Comment:
+    """An issue comment: its id and body."""
+
+    id: int
+    body: str
+
+
+class GitHubApi(Protocol):
+    """The HTTP calls the poster needs; implementations make no decisions."""
+
+    def list_comments(self, number: int) -> list[Comment]:
+        """All comments of issue / pull request ``number``, oldest first."""
+        ...
+
+    def create_comment(self, number: int, body: str) -> Comment:
+        """Create a comment on ``number``."""
+        ...
+
+    def edit_comment(self, comment_id: int, body: str) -> Comment:
+        """Replace the body of comment ``comment_id``."""
+        ...
+
+    def create_status(
+        self, sha: str, state: str, description: str, target_url: str | None, context: str
+    ) -> None:
+        """Create a commit status on ``sha``."""
+        ...
+
+
+# ----------------------------------------------------------------------------------------
+# Pure helpers: comment body, status description, retry delays
+# ----------------------------------------------------------------------------------------
+
+
+def truncation_note(report_url: str | None, dropped: int) -> str:
+    """The line appended to a shortened report."""
+    where = f"[full report]({report_url})" if report_url else "the full report artifact"
+    return (
+        f"\n\n---\n:warning: Report shortened to fit GitHub's {COMMENT_LIMIT:,}-character "
+        f"comment limit ({dropped:,} characters left out). See {where}.\n"
+    )
+
+
+def build_comment(markdown: str, report_url: str | None, limit: int = COMMENT_LIMIT) -> str:
+    """Comment body: the hidden marker (once), the report, shortened at a line break if too long.
+
+    Reports rendered by perfgate already start with the marker; it is not repeated.
+    """
+    text = markdown.rstrip()
+    if text.startswith(MARKER):
+        text = text[len(MARKER) :].lstrip("\n")
+    body = f"{MARKER}\n{text}\n"
+    if len(body) <= limit:
+        return body
+    note = truncation_note(report_url, len(body))  # the longest the count can print
+    keep = body[: limit - len(note)]
+    cut = keep.rfind("\n")
+    keep = keep[:cut] if cut > len(MARKER) else keep
+    return keep + truncation_note(report_url, len(body) - len(keep))
+
+
+def status_description(summary: str) -> str:
+    """One line of at most 140 characters (GitHub's limit for status descriptions)."""
+    line = " ".join(summary.split()) or "perfgate"
+    if len(line) <= DESCRIPTION_LIMIT:
+        return line
+    return line[: DESCRIPTION_LIMIT - 1] + "…"
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Attempts and waits; ``max_delay`` caps any wait, including server-requested ones."""
+
+    attempts: int = 5
+    base_delay: float = 1.0
+    max_delay: float = 60.0
+
+    def __post_init__(self) -> None:
+        if self.attempts < 1 or self.base_delay < 0 or self.max_delay < 0:
+            raise ValueError(f"retry policy {self}: expected attempts >= 1 and delays >= 0")
+
+
+def _header_float(headers: Mapping[str, str], name: str) -> float | None:
+    value = headers.get(name)
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def retry_delay(
+    error: GitHubApiError, attempt: int, policy: RetryPolicy, now: float
+) -> float | None:
+    """Seconds to wait before retrying after ``error`` on ``attempt`` (0-based), or None.
+
+    Retried: transport errors and 5xx (exponential backoff); secondary rate limits, i.e.
+    403/429 with ``Retry-After`` or with ``X-RateLimit-Remaining: 0`` (wait until
+    ``X-RateLimit-Reset``), and bare 429. Other 4xx are final. Waits are capped by
+    ``policy.max_delay``.
+    """
+    backoff = min(policy.base_delay * 2**attempt, policy.max_delay)
+    status = error.status
+    if status is None or status >= 500:
+        return backoff
+    if status not in (403, 429):
+        return None
+    retry_after = _header_float(error.headers, "retry-after")
+    if retry_after is not None:
+        return min(max(retry_after, 0.0), policy.max_delay)
+    remaining = _header_float(error.headers, "x-ratelimit-remaining")
+    reset = _header_float(error.headers, "x-ratelimit-reset")
+    if remaining == 0 and reset is not None:
+        return min(max(reset - now, 0.0) + policy.base_delay, policy.max_delay)
+    return backoff if status == 429 else None
+
+
+# ----------------------------------------------------------------------------------------
+# The poster: decisions over a GitHubApi
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PostResult:
+    """What the poster did."""
+
+    comment_id: int
+    created: bool
+    state: CommitState
+
+
+class Poster:
+    """Sticky comment + commit status over a :class:`GitHubApi`, retrying transient errors."""
+
+    def __init__(
+        self,
+        api: GitHubApi,
+        policy: RetryPolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.api = api
+        self.policy = policy or RetryPolicy()
+        self.sleep = sleep
+        self.clock = clock
+
+    def _retry(self, what: str, call: Callable[[], T]) -> T:
+        for attempt in range(self.policy.attempts):
+            try:
+                return call()
+            except GitHubApiError as exc:
+                delay = retry_delay(exc, attempt, self.policy, self.clock())
+                if delay is None or attempt + 1 >= self.policy.attempts:
+                    raise
+                LOG.warning("%s failed (%s); retry %d in %.3gs", what, exc, attempt + 1, delay)
+                self.sleep(delay)
+        raise AssertionError("unreachable: attempts >= 1")  # pragma: no cover
+
+    def _upsert_once(self, number: int, body: str) -> tuple[Comment, bool]:
+        # Listing again on every attempt makes a retried create safe: if a timed-out POST
+        # did land, the next attempt finds it by the marker and edits it.
+        for comment in self.api.list_comments(number):
+            if comment.body.lstrip().startswith(MARKER):
+                return self.api.edit_comment(comment.id, body), False
+        return self.api.create_comment(number, body), True
+
+    def upsert_comment(self, number: int, body: str) -> tuple[Comment, bool]:
+        """Edit the comment carrying the marker, or create it; returns (comment, created)."""
+        if not body.startswith(MARKER):
+            raise ValueError("comment body: expected to start with the marker (build_comment)")
+        return self._retry("comment", lambda: self._upsert_once(number, body))
+
+    def set_status(
+        self, sha: str, state: CommitState, summary: str, target_url: str | None
+    ) -> None:
+        """Create the ``perfgate`` commit status on ``sha``."""
+        description = status_description(summary)
+        self._retry(
+            "status",
+            lambda: self.api.create_status(
+                sha, state.value, description, target_url, STATUS_CONTEXT
+            ),
+        )
+
+    def publish(
+        self,
+        number: int,
+        sha: str,
+        verdict: int | str,
+        markdown: str,
+        summary: str,
+        report_url: str | None = None,
+    ) -> PostResult:
+        """Post the report comment, then the status for ``verdict``."""
+        state = state_for(verdict)
+        comment, created = self.upsert_comment(number, build_comment(markdown, report_url))
+        self.set_status(sha, state, summary, report_url)
+        return PostResult(comment.id, created, state)
+
+
+# ----------------------------------------------------------------------------------------
+# github3.py client (HTTP only)
+# ----------------------------------------------------------------------------------------
+
+
+def split_repository(repository: str) -> tuple[str, str]:
+    """``owner/name`` -> (owner, name)."""
+    owner, sep, name = repository.partition("/")
+    if not sep or not owner or not name or "/" in name:
+        raise ValueError(f"GITHUB_REPOSITORY {repository!r}: expected 'owner/name'")
+    return owner, name
+
+
+class Github3Client:
+    """:class:`GitHubApi` over github3.py; every failure becomes a redacted GitHubApiError."""
+
+    def __init__(self, api_url: str, token: str, repository: str, timeout: float = 10.0) -> None:
+        import github3
+
+        if not token:
+            raise ValueError("GITHUB_TOKEN: expected a non-empty token")
+        self._owner, self._name = split_repository(repository)
+        self._secrets = (token,)
+        self._gh = github3.GitHub(token=token)
+        self._gh.session.base_url = api_url.rstrip("/")
+        self._gh.session.default_read_timeout = timeout
+        self._repo: Any = None
+        self._issues: dict[int, Any] = {}
+        self._comments: dict[int, Any] = {}
+
+    @contextmanager
+    def _translate(self, what: str) -> Iterator[None]:
+        from github3 import exceptions as gh_exc
+
+        try:
+            yield
+        except gh_exc.GitHubError as exc:
+            response = getattr(exc, "response", None)
+            headers = dict(response.headers) if response is not None else {}
+            code = getattr(exc, "code", None)
+            message = redact(f"GitHub {what}: {code} {exc.msg}", self._secrets)
+            raise GitHubApiError(message, code, headers) from None
+        except gh_exc.GitHubException as exc:
+            message = redact(f"GitHub {what}: {type(exc).__name__}: {exc}", self._secrets)
+            raise GitHubApiError(message) from None
+
+    def _repository(self) -> Any:
+        if self._repo is None:
+            with self._translate("get repository"):
+                self._repo = self._gh.repository(self._owner, self._name)
+        if self._repo is None:
+            raise GitHubApiError(f"GitHub repository {self._owner}/{self._name}: not found", 404)
+        return self._repo
+
+    def _issue(self, number: int) -> Any:
+        if number not in self._issues:
+            repo = self._repository()
+            with self._translate(f"get issue #{number}"):
+                self._issues[number] = repo.issue(number)
+        if self._issues[number] is None:
+            raise GitHubApiError(f"GitHub pull request #{number}: not found", 404)
+        return self._issues[number]
+
+    def list_comments(self, number: int) -> list[Comment]:
+        """All comments on ``number`` (github3 follows the pagination links)."""
+        issue = self._issue(number)
+        with self._translate(f"list comments of #{number}"):
+            found = list(issue.comments())
+        self._comments.update({c.id: c for c in found})
+        return [Comment(int(c.id), c.body or "") for c in found]
+
+    def create_comment(self, number: int, body: str) -> Comment:
+        """Create a comment on ``number``."""
+        issue = self._issue(number)
+        with self._translate(f"create comment on #{number}"):
+            made = issue.create_comment(body)
+        if made is None:
+            raise GitHubApiError(f"GitHub create comment on #{number}: empty response")
+        self._comments[made.id] = made
+        return Comment(int(made.id), made.body or "")
+
+    def edit_comment(self, comment_id: int, body: str) -> Comment:
+        """Edit a comment previously listed or created through this client."""
+        comment = self._comments.get(comment_id)
+        if comment is None:
+            raise ValueError(f"comment_id {comment_id}: not listed by this client")
+        with self._translate(f"edit comment {comment_id}"):
+            ok = comment.edit(body)
+        if not ok:
+            raise GitHubApiError(f"GitHub edit comment {comment_id}: not accepted")
+        return Comment(int(comment.id), comment.body or body)
+
+    def create_status(
+        self, sha: str, state: str, description: str, target_url: str | None, context: str
+    ) -> None:
+        """Create a commit status on ``sha``."""
+        repo = self._repository()
+        with self._translate(f"create status on {sha[:12]}"):
+            made = repo.create_status(sha, state, target_url, description, context)
+        if made is None:
+            raise GitHubApiError(f"GitHub create status on {sha[:12]}: empty response")
+
+
+def client_from_env(env: Mapping[str, str], timeout: float = 10.0) -> Github3Client:
+    """A :class:`Github3Client` configured from Actions-style environment variables."""
+    token = env.get("GITHUB_TOKEN", "")
+    repository = env.get("GITHUB_REPOSITORY", "")
+    if not token:
+        raise ValueError("GITHUB_TOKEN: not set; expected a token with pull-requests/statuses")
+    if not repository:
+        raise ValueError("GITHUB_REPOSITORY: not set; expected 'owner/name'")
+    api_url = env.get("GITHUB_API_URL") or DEFAULT_API_URL
+    return Github3Client(api_url, token, repository, timeout)

@@ -1,0 +1,141 @@
+"""Pure gate policy: comparison rows + parity + environment -> one `GateVerdict` with reasons.
+
+Exit codes (`GateVerdict.exit_code`): 0 PASS, 1 REGRESSION, 2 PARITY_FAILURE, 3 ERROR.
+When several apply, the most severe wins: ERROR > PARITY_FAILURE > REGRESSION > PASS, and every
+reason is kept. The policy fails closed: an error, an unknown state, a refused comparison or an
+empty comparison is ERROR, never PASS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from perfgate.compare import CaseComparison, VariantComparison
+from perfgate.config import GateConfig
+from perfgate.verdict import CaseVerdict, GateVerdict
+
+_SEVERITY = tuple(GateVerdict)  # ordered by exit code, which is also severity
+
+
+class ParityStatus(Enum):
+    """Outcome of the parity (correctness) command."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    NOT_RUN = "not run"
+    ERROR = "error"  # could not be run (missing command, crash of the runner)
+
+
+@dataclass(frozen=True)
+class ParityResult:
+    """What the parity command did; ``summary`` is a short, secret-free excerpt."""
+
+    status: ParityStatus
+    command: str = ""
+    summary: str = ""
+
+
+@dataclass(frozen=True)
+class EnvironmentCheck:
+    """Machine fingerprints of the two sides; comparisons across differing keys are refused."""
+
+    base: Mapping[str, Any]
+    head: Mapping[str, Any]
+    ignore: tuple[str, ...] = ()
+
+    @property
+    def differing_keys(self) -> tuple[str, ...]:
+        """Keys whose values differ (or exist on one side only), minus ignored keys."""
+        keys = (set(self.base) | set(self.head)) - set(self.ignore)
+        return tuple(sorted(k for k in keys if self.base.get(k) != self.head.get(k)))
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    """The overall verdict and the reasons behind it, most severe first."""
+
+    verdict: GateVerdict
+    reasons: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def exit_code(self) -> int:
+        """The process exit code of the verdict."""
+        return self.verdict.exit_code
+
+
+def _worst(verdicts: Sequence[GateVerdict]) -> GateVerdict:
+    return max(verdicts, key=_SEVERITY.index, default=GateVerdict.PASS)
+
+
+def _row_finding(
+    row: CaseComparison, config: GateConfig, what: str
+) -> tuple[GateVerdict, str] | None:
+    """What one blocking row contributes to the decision (None: nothing)."""
+    label = row.key.label()
+    v = row.verdict
+    if v is CaseVerdict.REGRESSED:
+        ci = f"{row.ci_low:.3f}–{row.ci_high:.3f}"
+        return GateVerdict.REGRESSION, f"{what} {label}: ratio {row.ratio:.3f} (CI {ci})"
+    if v is CaseVerdict.FAILED and row.failed_side in ("head", "both") and config.failed_blocks:
+        return GateVerdict.REGRESSION, f"{what} {label}: {row.note}"
+    if v is CaseVerdict.INVALID:
+        return GateVerdict.ERROR, f"{what} {label}: invalid data ({row.note})"
+    if v is CaseVerdict.INCONCLUSIVE:
+        kind = GateVerdict.ERROR if config.inconclusive == "error" else GateVerdict.REGRESSION
+        return kind, f"{what} {label}: inconclusive ({row.note})"
+    return None
+
+
+def _parity_finding(parity: ParityResult | None, required: bool) -> tuple[GateVerdict, str] | None:
+    if parity is None or parity.status is ParityStatus.NOT_RUN:
+        if required:
+            return GateVerdict.ERROR, "parity command was not run"
+        return None
+    if parity.status is ParityStatus.FAILED:
+        return (
+            GateVerdict.PARITY_FAILURE,
+            f"parity failed: {parity.command} {parity.summary}".strip(),
+        )
+    if parity.status is ParityStatus.ERROR:
+        return GateVerdict.ERROR, f"parity could not run: {parity.summary}".strip()
+    return None
+
+
+def decide(
+    rows: Sequence[CaseComparison],
+    variants: Sequence[VariantComparison],
+    config: GateConfig,
+    *,
+    parity: ParityResult | None = None,
+    parity_required: bool = False,
+    environment: EnvironmentCheck | None = None,
+    construction_failures: Sequence[str] = (),
+    errors: Sequence[str] = (),
+) -> GateDecision:
+    """Combine everything into one `GateDecision` (pure; see module docstring for the order)."""
+    findings: list[tuple[GateVerdict, str]] = [(GateVerdict.ERROR, e) for e in errors]
+    if environment is not None and environment.differing_keys:
+        keys = ", ".join(environment.differing_keys)
+        findings.append(
+            (GateVerdict.ERROR, f"comparison refused: machine fingerprints differ in {keys}")
+        )
+    findings += [(GateVerdict.ERROR, f"construction failed: {f}") for f in construction_failures]
+    parity_finding = _parity_finding(parity, parity_required)
+    if parity_finding:
+        findings.append(parity_finding)
+    for row in rows:
+        finding = _row_finding(row, config, "head vs base") if row.blocking else None
+        if finding:
+            findings.append(finding)
+    for v in variants:
+        finding = _row_finding(v.row, config, v.pair.label) if v.row.blocking else None
+        if finding:
+            findings.append(finding)
+    if not rows and not variants:
+        findings.append((GateVerdict.ERROR, "no benchmark case was compared"))
+    verdict = _worst([f[0] for f in findings])
+    ordered = sorted(findings, key=lambda f: -_SEVERITY.index(f[0]))
+    return GateDecision(verdict, tuple(f"{f[0].name}: {f[1]}" for f in ordered))

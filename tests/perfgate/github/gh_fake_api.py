@@ -1,0 +1,295 @@
+"""A fake GitHub REST API on 127.0.0.1 that checks every request against the OpenAPI spec.
+
+It keeps issue comments and commit statuses in memory, answers the few operations the poster
+uses, and can be scripted to fail (403 secondary rate limit, 502, slow responses) for the
+next requests. Any request that is not in the spec, or any response that would not fit the
+spec, is recorded in ``violations``; the fixture fails the test when that list is not empty.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from gh_openapi import OpenApi, Operation
+
+OWNER, REPO = "octo-org", "bench-repo"
+
+
+@dataclass
+class Scripted:
+    """A canned answer for the next matching request (``status=None``: serve normally)."""
+
+    status: int | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    message: str = "scripted failure"
+    delay: float = 0.0
+    method: str | None = None
+
+
+@dataclass
+class Recorded:
+    """One request as the fake saw it."""
+
+    method: str
+    path: str
+    body: Any
+    status: int
+
+
+class FakeGitHub:
+    """State + behaviour of the fake; the HTTP handler below only parses and forwards."""
+
+    def __init__(self, spec: OpenApi, token: str, prefix: str = "") -> None:
+        self.spec = spec
+        self.token = token
+        self.prefix = prefix
+        self.base = ""  # set once the server knows its port
+        self.comments: dict[int, dict[str, Any]] = {}
+        self.statuses: list[dict[str, Any]] = []
+        self.requests: list[Recorded] = []
+        self.violations: list[str] = []
+        self.script: list[Scripted] = []
+        self.page_size_cap = 100
+        self._next_id = 1000
+        self._lock = threading.Lock()
+
+    # -- request entry point ------------------------------------------------------------
+    def handle(
+        self, method: str, raw_path: str, headers: dict[str, str], body: Any
+    ) -> tuple[int, dict[str, str], Any]:
+        url = urlsplit(raw_path)
+        query = dict(parse_qsl(url.query))
+        path = url.path
+        with self._lock:
+            scripted = self._take_script(method)
+        if scripted is not None and scripted.status is not None:
+            time.sleep(scripted.delay)
+            reply = self._error(scripted.status, scripted.message, scripted.headers)
+            return self._record(method, path, body, reply)
+        reply = self._serve(method, path, query, headers, body)
+        if scripted is not None:  # a slow answer: the work is done, the reply comes late
+            time.sleep(scripted.delay)
+        return reply
+
+    def _serve(
+        self, method: str, path: str, query: dict[str, str], headers: dict[str, str], body: Any
+    ) -> tuple[int, dict[str, str], Any]:
+        if not path.startswith(self.prefix + "/"):
+            return self._violation(
+                method, path, body, f"path {path!r} lacks the API prefix {self.prefix!r}"
+            )
+        op = self.spec.match(method, path[len(self.prefix) :])
+        if op is None:
+            return self._violation(
+                method, path, body, f"{method} {path}: not in the OpenAPI description"
+            )
+        problems = self.spec.check_params(op, query) + self.spec.check_body(op, body)
+        if problems:
+            return self._violation(method, path, body, f"{method} {op.template}: {problems}")
+        if headers.get("authorization") != f"token {self.token}":
+            return self._record(method, path, body, self._error(401, "Bad credentials"))
+        with self._lock:
+            status, out_headers, payload = self._dispatch(op, query, body, headers)
+        schema = self.spec.response_schema(op, status)
+        if schema is not None:
+            bad = self.spec.check(schema, payload, f"response {status}")
+            if bad:
+                self.violations.append(f"{method} {op.template} response: {bad}")
+        return self._record(method, path, body, (status, out_headers, payload))
+
+    def _take_script(self, method: str) -> Scripted | None:
+        for i, item in enumerate(self.script):
+            if item.method in (None, method):
+                return self.script.pop(i)
+        return None
+
+    def _record(
+        self, method: str, path: str, body: Any, reply: tuple[int, dict[str, str], Any]
+    ) -> tuple[int, dict[str, str], Any]:
+        self.requests.append(Recorded(method, path, body, reply[0]))
+        return reply
+
+    def _violation(
+        self, method: str, path: str, body: Any, text: str
+    ) -> tuple[int, dict[str, str], Any]:
+        self.violations.append(text)
+        return self._record(method, path, body, self._error(400, f"fake: {text}"))
+
+    def _error(
+        self, status: int, message: str, headers: dict[str, str] | None = None
+    ) -> tuple[int, dict[str, str], Any]:
+        return (
+            status,
+            dict(headers or {}),
+            {"message": message, "documentation_url": "https://docs.github.com/rest"},
+        )
+
+    # -- operations ---------------------------------------------------------------------
+    def _dispatch(
+        self, op: Operation, query: dict[str, str], body: Any, headers: dict[str, str]
+    ) -> tuple[int, dict[str, str], Any]:
+        key = (op.method, op.template)
+        p = op.params
+        if (p.get("owner"), p.get("repo")) != (OWNER, REPO):
+            return self._error(404, "Not Found")
+        full = "full" in headers.get("accept", "")
+        if key == ("GET", "/repos/{owner}/{repo}"):
+            return 200, {}, self._repository(op)
+        if key == ("GET", "/repos/{owner}/{repo}/issues/{issue_number}"):
+            return 200, {}, self._issue(op, int(p["issue_number"]))
+        if key == ("GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments"):
+            return self._list_comments(op, int(p["issue_number"]), query, full)
+        if key == ("POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments"):
+            comment = self._new_comment(int(p["issue_number"]), body["body"])
+            return 201, {}, self._comment_json(op, comment, full)
+        if key == ("PATCH", "/repos/{owner}/{repo}/issues/comments/{comment_id}"):
+            comment = self.comments.get(int(p["comment_id"]))
+            if comment is None:
+                return self._error(404, "Not Found")
+            comment["body"], comment["edits"] = body["body"], comment["edits"] + 1
+            return 200, {}, self._comment_json(op, comment, full)
+        if key == ("POST", "/repos/{owner}/{repo}/statuses/{sha}"):
+            self.statuses.append({"sha": p["sha"], **body})
+            return 201, {}, self._status_json(op, p["sha"], body)
+        self.violations.append(f"fake does not implement {op.method} {op.template}")
+        return self._error(404, "Not Found")
+
+    def _fill(self, op: Operation, status: int) -> Any:
+        return self.spec.generate(self.spec.response_schema(op, status), self.base)
+
+    def _repo_url(self) -> str:
+        return f"{self.base}/repos/{OWNER}/{REPO}"
+
+    def _repository(self, op: Operation) -> dict[str, Any]:
+        data = self._fill(op, 200)
+        data.update(name=REPO, full_name=f"{OWNER}/{REPO}", url=self._repo_url())
+        data["owner"].update(login=OWNER)
+        return data
+
+    def _issue(self, op: Operation, number: int) -> dict[str, Any]:
+        data = self._fill(op, 200)
+        url = f"{self._repo_url()}/issues/{number}"
+        data.update(
+            number=number,
+            url=url,
+            comments_url=f"{url}/comments",
+            labels_url=f"{url}/labels{{/name}}",
+        )
+        return data
+
+    def _new_comment(self, number: int, body: str) -> dict[str, Any]:
+        self._next_id += 1
+        comment = {"id": self._next_id, "issue": number, "body": body, "edits": 0}
+        self.comments[comment["id"]] = comment
+        return comment
+
+    def _comment_json(self, op: Operation, comment: dict[str, Any], full: bool) -> dict[str, Any]:
+        schema = self.spec.response_schema(op, 201 if op.method == "POST" else 200)
+        if schema.get("type") == "array":
+            schema = schema["items"]
+        data = self.spec.generate(schema, self.base)
+        issue_url = f"{self._repo_url()}/issues/{comment['issue']}"
+        data.update(
+            id=comment["id"],
+            body=comment["body"],
+            url=f"{self._repo_url()}/issues/comments/{comment['id']}",
+            issue_url=issue_url,
+            html_url=f"https://github.example/{OWNER}/{REPO}/pull/{comment['issue']}#issuecomment-{comment['id']}",
+        )
+        data["user"].update(login="github-actions[bot]")
+        if full:  # the application/vnd.github.full+json media type adds rendered bodies
+            data.update(
+                body_text=comment["body"], body_html=f"<p>{len(comment['body'])} chars</p>"
+            )
+        return data
+
+    def _list_comments(
+        self, op: Operation, number: int, query: dict[str, str], full: bool
+    ) -> tuple[int, dict[str, str], Any]:
+        mine = [c for c in self.comments.values() if c["issue"] == number]
+        per_page = min(int(query.get("per_page", 30)), self.page_size_cap)
+        page = int(query.get("page", 1))
+        chunk = mine[(page - 1) * per_page : page * per_page]
+        headers = {}
+        if page * per_page < len(mine):
+            url = (
+                f"{self._repo_url()}/issues/{number}/comments?per_page={per_page}&page={page + 1}"
+            )
+            headers["Link"] = f'<{url}>; rel="next"'
+        return 200, headers, [self._comment_json(op, c, full) for c in chunk]
+
+    def _status_json(self, op: Operation, sha: str, body: dict[str, Any]) -> dict[str, Any]:
+        data = self._fill(op, 201)
+        data.update(
+            state=body["state"],
+            context=body.get("context", "default"),
+            description=body.get("description"),
+            target_url=body.get("target_url"),
+            url=f"{self._repo_url()}/statuses/{sha}",
+        )
+        return data
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeGitHub
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
+        pass
+
+    def _serve(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except json.JSONDecodeError:
+            body = {"__invalid_json__": raw.decode(errors="replace")}
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        status, out_headers, payload = self.fake.handle(self.command, self.path, headers, body)
+        data = json.dumps(payload).encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in out_headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # client gave up (timeout tests)
+            pass
+
+    do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = _serve
+
+
+class FakeServer:
+    """Runs a :class:`FakeGitHub` on 127.0.0.1:<random port> in a daemon thread."""
+
+    def __init__(self, fake: FakeGitHub) -> None:
+        handler = type("Handler", (_Handler,), {"fake": fake})
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        host, port = self.httpd.server_address[:2]
+        fake.base = f"http://{host}:{port}{fake.prefix}"
+        self.fake = fake
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    @property
+    def api_url(self) -> str:
+        """The value for ``GITHUB_API_URL``."""
+        return self.fake.base
+
+    def __enter__(self) -> FakeServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=5)

@@ -1,0 +1,211 @@
+"""perfgate.compare: per-case verdicts, confirmation, noise floors, variants, scaling."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from perfgate import compare
+from perfgate.compare import Measurement
+from perfgate.config import BaselinePair, GateConfig, ScalingConfig
+from perfgate.store import CaseKey
+from perfgate.verdict import CaseVerdict
+
+NO_CONFIRM = GateConfig(confirm=False, resamples=500)
+
+
+def key(name: str = "b.time_x", **params: object) -> CaseKey:
+    return CaseKey(name, tuple((k, str(v)) for k, v in params.items()))
+
+
+def meas(k: CaseKey, median: float, seed: int, n: int = 12, cv: float = 0.02) -> Measurement:
+    rng = np.random.default_rng(seed)
+    return Measurement(k, tuple(float(x) for x in median * np.exp(rng.normal(0, cv, n))))
+
+
+def one(
+    base: Measurement | None,
+    head: Measurement | None,
+    config: GateConfig = NO_CONFIRM,
+    **kw: object,
+) -> compare.CaseComparison:
+    k = (base or head).key  # type: ignore[union-attr]
+    b = {k: base} if base else {}
+    h = {k: head} if head else {}
+    (row,) = compare.compare_runs(b, h, config, **kw)  # type: ignore[arg-type]
+    return row
+
+
+def test_stable_regression_improvement_and_unchanged() -> None:
+    """20% slower -> REGRESSED, 20% faster -> IMPROVED, same -> UNCHANGED."""
+    k = key()
+    assert one(meas(k, 1.0, 1), meas(k, 1.2, 2)).verdict is CaseVerdict.REGRESSED
+    assert one(meas(k, 1.0, 1), meas(k, 0.8, 2)).verdict is CaseVerdict.IMPROVED
+    row = one(meas(k, 1.0, 1), meas(k, 1.0, 2))
+    assert row.verdict is CaseVerdict.UNCHANGED
+    assert row.ci_low is not None and row.ci_high is not None
+    assert row.ci_low < 1.0 < row.ci_high and row.q is not None and row.p is not None
+
+
+def test_new_removed_failed_invalid_too_few() -> None:
+    """Rows decided without statistics."""
+    k = key()
+    assert one(None, meas(k, 1.0, 1)).verdict is CaseVerdict.NEW
+    assert one(meas(k, 1.0, 1), None).verdict is CaseVerdict.REMOVED
+    failed = one(meas(k, 1.0, 1), Measurement(k, (), failed=True))
+    assert failed.verdict is CaseVerdict.FAILED and failed.failed_side == "head"
+    nan = Measurement(k, (1.0, math.nan, 1.0, 1.0, 1.0, 1.0))
+    assert one(meas(k, 1.0, 1), nan).verdict is CaseVerdict.INVALID
+    negative = Measurement(k, (1.0, -1.0, 1.0, 1.0, 1.0, 1.0))
+    assert one(negative, meas(k, 1.0, 1)).verdict is CaseVerdict.INVALID
+    few = one(meas(k, 1.0, 1, n=3), meas(k, 2.0, 2, n=3))
+    assert few.verdict is CaseVerdict.INCONCLUSIVE and "too few samples" in few.note
+
+
+def test_single_value_without_samples_is_inconclusive() -> None:
+    """asv results without --record-samples hold one value: never a pass by default."""
+    k = key()
+    row = one(Measurement(k, (1.0,)), Measurement(k, (1.5,)))
+    assert row.verdict is CaseVerdict.INCONCLUSIVE
+
+
+def test_confirmation_required_and_checked() -> None:
+    """A flagged case needs an agreeing re-run when confirmation is on."""
+    k = key()
+    cfg = GateConfig(confirm=True, resamples=500)
+    base, head = {k: meas(k, 1.0, 1)}, {k: meas(k, 1.3, 2)}
+    (pending,) = compare.compare_runs(base, head, cfg)
+    assert pending.verdict is CaseVerdict.INCONCLUSIVE and "confirmation" in pending.note
+    agree = ({k: meas(k, 1.0, 3)}, {k: meas(k, 1.3, 4)})
+    (ok,) = compare.compare_runs(base, head, cfg, confirmation=agree)
+    assert ok.verdict is CaseVerdict.REGRESSED
+    disagree = ({k: meas(k, 1.0, 3)}, {k: meas(k, 1.0, 4)})
+    (no,) = compare.compare_runs(base, head, cfg, confirmation=disagree)
+    assert no.verdict is CaseVerdict.INCONCLUSIVE and "disagrees" in no.note
+    faster = ({k: meas(k, 1.0, 3)}, {k: meas(k, 1.0, 4)})
+    (imp,) = compare.compare_runs(base, {k: meas(k, 0.7, 2)}, cfg, confirmation=faster)
+    assert imp.verdict is CaseVerdict.UNCHANGED
+
+
+def test_noise_floor_raises_threshold() -> None:
+    """A 10% slowdown is a regression at 5%, but not on a case with a 15% noise floor."""
+    k = key()
+    base, head = meas(k, 1.0, 1), meas(k, 1.1, 2)
+    assert one(base, head).verdict is CaseVerdict.REGRESSED
+    row = one(base, head, noise_floors={k: 0.15})
+    assert row.threshold == 0.15 and row.verdict is CaseVerdict.UNCHANGED
+
+
+def test_ci_spanning_threshold_is_inconclusive() -> None:
+    """Very noisy data that cannot exclude a regression is not a pass."""
+    k = key()
+    row = one(meas(k, 1.0, 1, cv=0.3), meas(k, 1.02, 2, cv=0.3))
+    assert row.verdict is CaseVerdict.INCONCLUSIVE
+
+
+def test_version_mismatch_is_not_comparable() -> None:
+    """Different asv benchmark versions are not compared."""
+    k = key()
+    a = Measurement(k, meas(k, 1.0, 1).samples, version="v1")
+    b = Measurement(k, meas(k, 1.0, 2).samples, version="v2")
+    assert "version differs" in one(a, b).note
+
+
+def test_fdr_across_cases() -> None:
+    """q >= p and q is computed across all tested cases."""
+    ks = [key(n=i) for i in range(10)]
+    base = {k: meas(k, 1.0, i) for i, k in enumerate(ks)}
+    head = {k: meas(k, 1.0 if i else 1.15, 100 + i) for i, k in enumerate(ks)}
+    rows = compare.compare_runs(base, head, NO_CONFIRM)
+    assert all(r.q is not None and r.p is not None and r.q >= r.p for r in rows)
+    assert [r.verdict for r in rows].count(CaseVerdict.REGRESSED) == 1
+
+
+def test_paired_rounds_use_signed_rank() -> None:
+    """Paired rounds from a sample file are compared with the paired statistics."""
+    k = key()
+    rng = np.random.default_rng(4)
+    drift = np.exp(rng.normal(0, 0.1, 8))
+    b_rounds = tuple(tuple(float(d * x) for x in np.exp(rng.normal(0, 0.01, 3))) for d in drift)
+    h_rounds = tuple(tuple((1.2 + 0.01 * i) * s for s in r) for i, r in enumerate(b_rounds))
+    base = Measurement(k, tuple(s for r in b_rounds for s in r), rounds=b_rounds)
+    head = Measurement(k, tuple(s for r in h_rounds for s in r), rounds=h_rounds)
+    row = one(base, head)
+    assert row.paired and row.n_base == 8 and row.verdict is CaseVerdict.REGRESSED
+    assert row.p == pytest.approx(2 / 2**8)
+
+
+def test_variant_vs_baseline_rows_and_speedups() -> None:
+    """Variant/baseline ratio per remaining params, speed-up vs the reference path."""
+    pair = BaselinePair("path", "assembled", "handwritten", reference="numpy")
+    cfg = GateConfig(confirm=False, resamples=500, baselines=(pair,))
+    head = {}
+    for n, (hand, asm) in {8: (1.0, 2.0), 16: (2.0, 1.0)}.items():
+        for path, t in (("handwritten", hand), ("assembled", asm), ("numpy", 10.0)):
+            k = key(n=n, path=path)
+            head[k] = meas(k, t, n + len(path))
+    rows = compare.compare_variants(head, cfg)
+    assert [r.row.key for r in rows] == [key(n=8), key(n=16)]
+    slow, fast = rows
+    assert slow.row.verdict is CaseVerdict.REGRESSED and slow.row.ratio == pytest.approx(
+        2, rel=0.05
+    )
+    assert fast.row.verdict is CaseVerdict.IMPROVED
+    assert slow.speedup_variant == pytest.approx(5, rel=0.05)
+    assert slow.speedup_baseline == pytest.approx(10, rel=0.05)
+    assert slow.row.blocking
+
+
+def test_variant_missing_baseline_is_reported() -> None:
+    """A variant case without its baseline is NEW with a note naming the baseline."""
+    pair = BaselinePair("path", "assembled", "handwritten")
+    cfg = GateConfig(confirm=False, baselines=(pair,))
+    k = key(n=8, path="assembled")
+    (row,) = compare.compare_variants({k: meas(k, 1.0, 1)}, cfg)
+    assert row.row.verdict is CaseVerdict.NEW and "handwritten" in row.row.note
+
+
+def test_thread_scaling_seed_shape() -> None:
+    """The seed's G1 shape: handwritten best at 64T, assembled best at 32T, efficiency drop."""
+    scaling = ScalingConfig("threads", "num_envs", 0.10)
+    old = {1: 8.0, 16: 0.9, 32: 0.5, 64: 0.3}
+    new = {1: 4.0, 16: 0.5, 32: 0.45, 64: 0.6}
+    a = {
+        key(num_envs=8192, threads=p): meas(key(num_envs=8192, threads=p), t, p, cv=0.0)
+        for p, t in old.items()
+    }
+    b = {
+        key(num_envs=8192, threads=p): meas(key(num_envs=8192, threads=p), t, p, cv=0.0)
+        for p, t in new.items()
+    }
+    (row,) = compare.thread_scaling(a, b, scaling, ("handwritten", "assembled"))
+    assert row.size == "8192" and row.a.best.threads == 64 and row.b.best.threads == 32
+    assert row.compared_at == 64
+    assert row.a.at(64).efficiency == pytest.approx(8.0 / (64 * 0.3))  # type: ignore[union-attr]
+    assert row.efficiency_drop == pytest.approx(8 / (64 * 0.3) - 4 / (64 * 0.6))
+    assert row.flagged and "moved 64 -> 32" in row.reason and "dropped" in row.reason
+    same = compare.thread_scaling(a, a, scaling)
+    assert not same[0].flagged
+
+
+def test_compile_times_are_reported_not_gated() -> None:
+    """Compile benchmarks go to their own rows and never into the gated comparison."""
+    k = key("b.track_compile_seconds")
+    base, head = {k: Measurement(k, (2.0,))}, {k: Measurement(k, (3.0,))}
+    assert compare.compare_runs(base, head, NO_CONFIRM) == []
+    (row,) = compare.compile_times(base, head, NO_CONFIRM)
+    assert row.ratio == 1.5
+
+
+def test_q_value_gate_needs_fdr_control() -> None:
+    """One clear shift among 50 cases with 6 samples each: its CI is above the threshold,
+    but the smallest exact p (2/924) times 50 cases is not below alpha, so it is not stable."""
+    ks = [key(n=i) for i in range(50)]
+    base = {k: meas(k, 1.0, i, n=6) for i, k in enumerate(ks)}
+    head = {k: meas(k, 1.3 if i == 0 else 1.0, 100 + i, n=6) for i, k in enumerate(ks)}
+    row = compare.compare_runs(base, head, NO_CONFIRM)[0]
+    assert row.ci_low is not None and row.ci_low > 1.05 and row.p is not None and row.p < 0.05
+    assert row.q is not None and row.q >= 0.05
+    assert row.verdict is CaseVerdict.INCONCLUSIVE and "q =" in row.note

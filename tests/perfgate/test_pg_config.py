@@ -1,0 +1,85 @@
+"""perfgate.config: the [tool.perfgate] section, its defaults and its errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from perfgate.config import GateConfig, load_config, parse_config
+from perfgate.errors import ConfigError
+
+REFERENCE = Path(__file__).parent / "data" / "pyproject-perfgate.toml"
+
+
+def test_reference_config_parses() -> None:
+    """The checked-in reference section parses into the documented values."""
+    cfg = load_config(REFERENCE)
+    assert cfg.alpha == 0.05 and cfg.min_samples == 6 and cfg.confirm
+    (pair,) = cfg.baselines
+    assert (pair.param, pair.variant, pair.baseline, pair.reference) == (
+        "path",
+        "assembled",
+        "handwritten",
+        "numpy",
+    )
+    assert pair.block_if_slower and pair.threshold == 0.05
+    assert cfg.scaling is not None and cfg.scaling.size_param == "num_envs"
+    assert cfg.can_block("hot_slice.HotSlice.time_compute") and not cfg.can_block("misc.time_x")
+    assert cfg.is_compile_time("compile_time.CompileTime.track_first_call")
+
+
+def test_thresholds_largest_match_and_noise_floor() -> None:
+    """The largest matching rule wins; the threshold never drops below the noise floor."""
+    cfg = parse_config({"default_threshold": 0.03, "thresholds": {"^a": 0.05, "a.b": 0.2}})
+    assert cfg.threshold_for("zzz") == 0.03
+    assert cfg.threshold_for("a.x") == 0.05
+    assert cfg.threshold_for("a.b") == 0.2
+    assert cfg.effective_threshold("a.x", 0.12) == 0.12
+    assert cfg.effective_threshold("a.x", 0.01) == 0.05
+    assert cfg.effective_threshold("a.x", None) == 0.05
+
+
+def test_defaults_are_conservative() -> None:
+    """Without configuration everything can block and confirmation is required."""
+    cfg = GateConfig()
+    assert cfg.can_block("anything") and cfg.confirm and cfg.inconclusive == "error"
+
+
+@pytest.mark.parametrize(
+    ("section", "message"),
+    [
+        ({"alpah": 0.05}, r"unknown key\(s\) \['alpah'\]"),
+        ({"alpha": 0.9}, "tool.perfgate.alpha"),
+        ({"alpha": "0.05"}, "expected a number"),
+        ({"default_threshold": -0.1}, "default_threshold"),
+        ({"thresholds": {"(": 0.1}}, "invalid regular expression"),
+        ({"min_samples": 1}, "at least 2"),
+        ({"inconclusive": "pass"}, "inconclusive"),
+        ({"confirm": "yes"}, "confirm: expected bool"),
+        ({"baseline": [{"param": "path", "variant": "a"}]}, r"baseline\[0\]\.baseline"),
+        ({"baseline": [{"param": "p", "variant": "a", "baseline": "a"}]}, "both 'a'"),
+        ({"baseline": [{"param": "p", "variant": "a", "baseline": "b", "x": 1}]}, "unknown key"),
+        ({"scaling": {"max_efficiency_drop": 2}}, "max_efficiency_drop"),
+        ({"blocking": "hot"}, "list of strings"),
+    ],
+)
+def test_bad_config_names_the_key(section: dict[str, object], message: str) -> None:
+    """Every invalid value raises ConfigError naming what is wrong."""
+    with pytest.raises(ConfigError, match=message):
+        parse_config(section)
+
+
+def test_missing_file_and_section(tmp_path: Path) -> None:
+    """Required config: missing file/section is an error; optional: defaults."""
+    plain = tmp_path / "pyproject.toml"
+    plain.write_text("[project]\nname = 'x'\n")
+    with pytest.raises(ConfigError, match=r"no \[tool.perfgate\] section"):
+        load_config(plain)
+    assert load_config(plain, required=False) == GateConfig()
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path / "nope.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[tool.perfgate\n")
+    with pytest.raises(ConfigError, match="invalid TOML"):
+        load_config(bad, required=False)

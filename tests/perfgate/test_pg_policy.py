@@ -1,0 +1,115 @@
+"""perfgate.policy: the overall verdict, its precedence, exit codes and fail-closed rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from perfgate.compare import CaseComparison, VariantComparison
+from perfgate.config import BaselinePair, GateConfig
+from perfgate.policy import EnvironmentCheck, ParityResult, ParityStatus, decide
+from perfgate.store import CaseKey
+from perfgate.verdict import CaseVerdict, GateVerdict
+
+CFG = GateConfig()
+
+
+def row(verdict: CaseVerdict, blocking: bool = True, **kw: object) -> CaseComparison:
+    base = (
+        {"ratio": 1.3, "ci_low": 1.2, "ci_high": 1.4} if verdict is CaseVerdict.REGRESSED else {}
+    )
+    return CaseComparison(CaseKey("b.x", (("n", "8"),)), verdict, 0.05, blocking, **{**base, **kw})  # type: ignore[arg-type]
+
+
+def test_exit_codes_are_documented_values() -> None:
+    """PASS 0, REGRESSION 1, PARITY_FAILURE 2, ERROR 3."""
+    assert [v.exit_code for v in GateVerdict] == [0, 1, 2, 3]
+
+
+def test_pass_and_regression() -> None:
+    """Unchanged rows pass; a blocking regression blocks and names the case."""
+    assert decide([row(CaseVerdict.UNCHANGED)], [], CFG).verdict is GateVerdict.PASS
+    d = decide([row(CaseVerdict.REGRESSED), row(CaseVerdict.IMPROVED)], [], CFG)
+    assert d.verdict is GateVerdict.REGRESSION and d.exit_code == 1
+    assert "b.x(n=8)" in d.reasons[0] and "1.300" in d.reasons[0]
+
+
+def test_non_blocking_families_only_report() -> None:
+    """A regression in a family that cannot block does not change the verdict."""
+    assert (
+        decide([row(CaseVerdict.REGRESSED, blocking=False)], [], CFG).verdict is GateVerdict.PASS
+    )
+
+
+@pytest.mark.parametrize(
+    ("verdict", "side", "expected"),
+    [
+        (CaseVerdict.FAILED, "head", GateVerdict.REGRESSION),
+        (CaseVerdict.FAILED, "both", GateVerdict.REGRESSION),
+        (CaseVerdict.FAILED, "base", GateVerdict.PASS),
+        (CaseVerdict.INVALID, None, GateVerdict.ERROR),
+        (CaseVerdict.INCONCLUSIVE, None, GateVerdict.ERROR),
+        (CaseVerdict.NEW, None, GateVerdict.PASS),
+        (CaseVerdict.REMOVED, None, GateVerdict.PASS),
+    ],
+)
+def test_row_states(verdict: CaseVerdict, side: str | None, expected: GateVerdict) -> None:
+    """Failures at head block; invalid and inconclusive blocking rows are errors."""
+    assert decide([row(verdict, failed_side=side, note="x")], [], CFG).verdict is expected
+
+
+def test_inconclusive_policy_block_and_failed_blocks_off() -> None:
+    """inconclusive = "block" gives REGRESSION; failed_blocks = false lets a failure pass."""
+    cfg = GateConfig(inconclusive="block", failed_blocks=False)
+    assert decide([row(CaseVerdict.INCONCLUSIVE)], [], cfg).verdict is GateVerdict.REGRESSION
+    failed = row(CaseVerdict.FAILED, failed_side="head")
+    assert decide([failed], [], cfg).verdict is GateVerdict.PASS
+
+
+def test_parity_outcomes() -> None:
+    """Parity failure is 2; a parity error or a required-but-missing parity is 3."""
+    ok = [row(CaseVerdict.UNCHANGED)]
+    failed = ParityResult(ParityStatus.FAILED, "make test-all", "3 failed")
+    d = decide(ok, [], CFG, parity=failed)
+    assert d.verdict is GateVerdict.PARITY_FAILURE and "make test-all" in d.reasons[0]
+    assert decide(ok, [], CFG, parity=ParityResult(ParityStatus.ERROR)).exit_code == 3
+    assert decide(ok, [], CFG, parity_required=True).verdict is GateVerdict.ERROR
+    passed = ParityResult(ParityStatus.PASSED)
+    assert decide(ok, [], CFG, parity=passed, parity_required=True).verdict is GateVerdict.PASS
+
+
+def test_environment_mismatch_refuses_and_names_keys() -> None:
+    """Differing fingerprints are an ERROR naming the keys; ignored keys do not count."""
+    env = EnvironmentCheck(
+        {"cpu": "a", "smt": "on", "host": "x"}, {"cpu": "a", "smt": "off"}, ("host",)
+    )
+    assert env.differing_keys == ("smt",)
+    d = decide([row(CaseVerdict.UNCHANGED)], [], CFG, environment=env)
+    assert d.verdict is GateVerdict.ERROR and "smt" in d.reasons[0]
+
+
+def test_precedence_keeps_every_reason() -> None:
+    """ERROR > PARITY_FAILURE > REGRESSION, most severe reason first, none dropped."""
+    d = decide(
+        [row(CaseVerdict.REGRESSED)],
+        [],
+        CFG,
+        parity=ParityResult(ParityStatus.FAILED),
+        construction_failures=["motion: ValueError: requires env.term_plan"],
+    )
+    assert d.verdict is GateVerdict.ERROR
+    assert [r.split(":")[0] for r in d.reasons] == ["ERROR", "PARITY_FAILURE", "REGRESSION"]
+
+
+def test_nothing_compared_is_an_error() -> None:
+    """An empty comparison never passes."""
+    assert decide([], [], CFG).verdict is GateVerdict.ERROR
+
+
+def test_variant_slower_blocks_only_when_configured() -> None:
+    """block_if_slower decides whether a slower variant blocks."""
+    pair = BaselinePair("path", "assembled", "handwritten")
+    slow = VariantComparison(pair, row(CaseVerdict.REGRESSED))
+    d = decide([row(CaseVerdict.UNCHANGED)], [slow], CFG)
+    assert d.verdict is GateVerdict.REGRESSION and "assembled vs handwritten" in d.reasons[0]
+    relaxed = VariantComparison(pair, row(CaseVerdict.REGRESSED, blocking=False))
+    assert decide([row(CaseVerdict.UNCHANGED)], [relaxed], CFG).verdict is GateVerdict.PASS

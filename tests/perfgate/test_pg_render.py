@@ -1,0 +1,203 @@
+"""perfgate.render: markdown/HTML reports, escaping, golden files.
+
+Regenerate the golden files with ``PERFGATE_REGEN_GOLDEN=1 pytest tests/perfgate``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from pathlib import Path
+from xml.etree import ElementTree
+
+import numpy as np
+import pytest
+
+from perfgate import compare, policy, render
+from perfgate.compare import Measurement
+from perfgate.config import load_config
+from perfgate.store import CaseKey
+from perfgate.verdict import CaseVerdict
+
+HERE = Path(__file__).parent
+GOLDEN = HERE / "golden"
+CONFIG = dataclasses.replace(
+    load_config(HERE / "data" / "pyproject-perfgate.toml"),
+    confirm=False,
+    resamples=500,
+    source="ref",
+)
+ENV = {"machine": "perf-runner", "cpu": "AMD EPYC 9654", "threading_layer": "omp"}
+EVIL = "a|b<script>alert(1)</script>"
+
+
+def _m(k: CaseKey, median: float, seed: int, cv: float = 0.02) -> Measurement:
+    rng = np.random.default_rng(seed)
+    return Measurement(k, tuple(float(x) for x in median * np.exp(rng.normal(0, cv, 10))))
+
+
+def _sides() -> tuple[dict[CaseKey, Measurement], dict[CaseKey, Measurement]]:
+    base: dict[CaseKey, Measurement] = {}
+    head: dict[CaseKey, Measurement] = {}
+    seed = 0
+    for path, t1 in (("numpy", 40e-3), ("handwritten", 4e-3), ("assembled", 5e-3)):
+        for threads, speedup in ((1, 1.0), (32, 16.0), (64, 24.0)):
+            k = CaseKey(
+                "hot_slice.HotSlice.time_compute",
+                (("path", path), ("num_envs", "8192"), ("threads", str(threads))),
+            )
+            slower = 1.15 if path == "assembled" and threads == 64 else 1.0
+            faster = 0.8 if path == "numpy" and threads == 1 else 1.0
+            base[k] = _m(k, t1 / speedup, seed := seed + 1)
+            head[k] = _m(k, t1 / speedup * slower * faster, seed := seed + 1)
+    fail = CaseKey("hot_slice.HotSlice.time_fail", (("path", "assembled"),))
+    base[fail] = _m(fail, 1e-3, 99)
+    head[fail] = Measurement(fail, (), failed=True)
+    comp = CaseKey("compile_time.CompileTime.track_first_call", (("path", "assembled"),))
+    base[comp], head[comp] = Measurement(comp, (2.5,)), Measurement(comp, (3.1,))
+    evil = CaseKey(EVIL, (("p", "x`y\nz|w"),))
+    head[evil] = _m(evil, 1e-6, 7)
+    return base, head
+
+
+def build_report(
+    command: str = "perfgate compare .asv/results --base 1111 --head aaaa",
+) -> render.Report:
+    """A report covering every section, built only from fixed seeds."""
+    base, head = _sides()
+    rows = compare.compare_runs(base, head, CONFIG)
+    variants = compare.compare_variants(head, CONFIG)
+    assert CONFIG.scaling is not None
+    scaling = compare.thread_scaling(base, head, CONFIG.scaling)
+    pair = CONFIG.baselines[0]
+    v_scaling = compare.thread_scaling(
+        compare.split_by_param(head, "path", pair.baseline),
+        compare.split_by_param(head, "path", pair.variant),
+        CONFIG.scaling,
+        (pair.baseline, pair.variant),
+    )
+    parity = policy.ParityResult(policy.ParityStatus.PASSED, "make test-all", "212 passed")
+    env = policy.EnvironmentCheck(ENV, ENV)
+    decision = policy.decide(rows, variants, CONFIG, parity=parity, environment=env)
+    return render.Report(
+        decision=decision,
+        config=CONFIG,
+        base="1111111122222222333333334444444455555555",
+        head="aaaaaaaabbbbbbbbccccccccddddddddeeeeeeee",
+        machine="perf-runner",
+        command=command,
+        rows=rows,
+        variants=variants,
+        scaling=scaling,
+        variant_scaling=v_scaling,
+        compile_rows=compare.compile_times(base, head, CONFIG),
+        parity=parity,
+        environment=env,
+    )
+
+
+def _check_golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("PERFGATE_REGEN_GOLDEN"):
+        path.write_text(text, encoding="utf-8")
+    assert path.read_text(encoding="utf-8") == text, f"{name} differs; see module docstring"
+
+
+def test_golden_markdown() -> None:
+    """The PR comment matches the golden file."""
+    _check_golden("report.md", render.render_markdown(build_report()))
+
+
+def test_golden_html() -> None:
+    """The HTML report matches the golden file."""
+    _check_golden("report.html", render.render_html(build_report()))
+
+
+def test_markdown_layout() -> None:
+    """Marker first, verdict line first visible, regressions before improvements before the
+    collapsed rest, and every section present."""
+    md = render.render_markdown(build_report())
+    lines = md.splitlines()
+    assert lines[0] == "<!-- perfgate-report -->"
+    assert lines[1].startswith("### ❌ perfgate REGRESSION")
+    order = [
+        md.index(s)
+        for s in (
+            "#### Regressions",
+            "#### Improvements",
+            "<details>",
+            "#### Variant vs baseline",
+            "#### Thread scaling",
+            "#### Compile times",
+            "#### Parity",
+            "#### Environment",
+            "```sh",
+        )
+    ]
+    assert order == sorted(order)
+    regress = md[md.index("#### Regressions") : md.index("#### Improvements")]
+    assert "threads=64" in regress and "assembled" in regress
+    assert "failed or timed out on head" in md
+
+
+def _cells(line: str) -> int:
+    return len(re.findall(r"(?<!\\)\|", line))
+
+
+def test_markdown_escapes_names() -> None:
+    """A benchmark named a|b<script> and a param with a backtick/newline/pipe stay inside
+    their cells and inject no HTML."""
+    md = render.render_markdown(build_report(command="perfgate compare x --bench 'a```b'"))
+    assert "<script>" not in md and "&lt;script&gt;" in md
+    lines = md.splitlines()
+    evil_at = next(i for i, line in enumerate(lines) if "alert(1)" in line)
+    header_at = max(i for i in range(evil_at) if lines[i].startswith("| benchmark"))
+    evil_line = lines[evil_at]
+    assert _cells(evil_line) == _cells(lines[header_at])
+    assert "x\\`y z\\|w" in evil_line
+    assert "````sh\nperfgate compare x --bench 'a```b'\n````" in md
+
+
+def test_html_svg_is_well_formed() -> None:
+    """Every inline SVG chart parses as XML and the CI chart has one bar per shown ratio."""
+    html = render.render_html(build_report())
+    svgs = re.findall(r"<svg .*?</svg>", html, flags=re.S)
+    assert len(svgs) == 1 + 4  # ratio chart + one per scaling row
+    for svg in svgs:
+        ElementTree.fromstring(svg)
+    assert svgs[0].count("<circle") == 2 + 3  # regression, improvement, 3 variant rows
+
+
+def test_html_escapes_names() -> None:
+    """The HTML report autoescapes names (no raw <script>)."""
+    html = render.render_html(build_report())
+    assert "<script>" not in html and "a|b&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+@pytest.mark.parametrize(
+    ("raw", "escaped"),
+    [
+        ("a|b", "a\\|b"),
+        ("`x`", "\\`x\\`"),
+        ("<b>&", "&lt;b&gt;&amp;"),
+        ("a\nb\r\nc", "a b c"),
+        ("[l](u)", "\\[l\\](u)"),
+        (None, ""),
+    ],
+)
+def test_md_escape_units(raw: object, escaped: str) -> None:
+    """Each markdown special character is neutralised."""
+    assert render.md_escape(raw) == escaped
+
+
+def test_verdict_json_mirrors_decision() -> None:
+    """verdict.json carries the verdict, exit code, reasons and every row."""
+    report = build_report()
+    data = render.verdict_json(report)
+    assert data["verdict"] == "regression" and data["exit_code"] == 1
+    assert len(data["cases"]) == len(report.rows)
+    assert {c["verdict"] for c in data["cases"]} >= {
+        CaseVerdict.REGRESSED.value,
+        CaseVerdict.FAILED.value,
+    }

@@ -1,0 +1,222 @@
+"""perfgate.store: asv result files, sample files, atomic no-clobber writes, bad input."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pg_results_factory as f
+import pytest
+
+from perfgate import store
+from perfgate.errors import ResultFileError, UserError
+from perfgate.store import CaseKey, CaseState
+
+BENCH = f.Bench("suite.time_k", ("path", "n"), (("numpy", "assembled"), (8, 16)))
+
+
+def _tree(tmp_path: Path) -> Path:
+    root = tmp_path / "results"
+    f.write_benchmarks_json(root, [BENCH])
+    f.write_machine_json(root)
+    samples = {BENCH.name: [[1.0, 1.1, 0.9], None, [2.0, 2.0], [math.nan]]}
+    f.write_result(root, f.HEAD_SHA, [BENCH], samples)
+    return root
+
+
+def test_reads_asv_result_file(tmp_path: Path) -> None:
+    """Values, samples, param names from benchmarks.json, unquoted values, failure, skip."""
+    root = _tree(tmp_path)
+    rs = store.load_commit(
+        root, "perf-runner", f.HEAD_SHA[:10], benchmarks=store.read_benchmarks(root)
+    )
+    assert rs.commit_hash == f.HEAD_SHA and rs.env_name == "existing-py_3.11"
+    assert rs.machine == "perf-runner" and rs.machine_info["cpu"] == "AMD EPYC 9654"
+    assert rs.run_started_at == 1764400000000 and rs.run_duration == 12.5
+    ok = rs.cases[CaseKey(BENCH.name, (("path", "numpy"), ("n", "8")))]
+    assert ok.state is CaseState.OK and ok.value == 1.0 and ok.samples == (1.0, 1.1, 0.9)
+    assert ok.ci_99 == (0.9, 1.1) and ok.repeat == 3
+    failed = rs.cases[CaseKey(BENCH.name, (("path", "numpy"), ("n", "16")))]
+    assert failed.state is CaseState.FAILED and failed.value is None
+    skipped = rs.cases[CaseKey(BENCH.name, (("path", "assembled"), ("n", "16")))]
+    assert skipped.state is CaseState.SKIPPED
+
+
+def test_param_names_fall_back_without_benchmarks_json(tmp_path: Path) -> None:
+    """Without benchmarks.json info, params are named param1.. like asv's display."""
+    root = _tree(tmp_path)
+    path = next(store.iter_result_files(root, "perf-runner")).path
+    keys = list(store.read_result_file(path).cases)
+    assert keys[0].params == (("param1", "numpy"), ("param2", "8"))
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda text: text[: len(text) // 2], "corrupt or truncated JSON"),
+        (lambda text: text.replace('"version": 2', '"version": 1'), "unsupported version"),
+        (lambda text: text.replace('"result_columns"', '"columns"'), "missing keys"),
+        (lambda text: text.replace('"result", "params"', '"x", "params"'), "result_columns"),
+    ],
+)
+def test_bad_result_files_raise_naming_the_file(tmp_path: Path, mutate, message: str) -> None:  # type: ignore[no-untyped-def]
+    """Corrupt, truncated, wrong-version or column-less files give ResultFileError."""
+    root = _tree(tmp_path)
+    path = next(store.iter_result_files(root, "perf-runner")).path
+    path.write_text(mutate(path.read_text()))
+    with pytest.raises(ResultFileError, match=message) as info:
+        store.read_result_file(path)
+    assert str(path) in str(info.value)
+
+
+def test_row_shape_mismatch_is_an_error(tmp_path: Path) -> None:
+    """A result list whose length does not match the parameter grid is refused."""
+    root = _tree(tmp_path)
+    path = next(store.iter_result_files(root, "perf-runner")).path
+    data = json.loads(path.read_text())
+    data["results"][BENCH.name][0] = [1.0]
+    path.write_text(json.dumps(data))
+    with pytest.raises(ResultFileError, match="list of 4 entries"):
+        store.read_result_file(path)
+
+
+def test_half_written_files_are_ignored_and_refused(tmp_path: Path) -> None:
+    """A temp file in the machine folder is never listed and cannot be read as complete."""
+    root = _tree(tmp_path)
+    tmp = root / "perf-runner" / f"{f.BASE_SHA[:8]}-existing-py_3.11.json.tmp"
+    tmp.write_text('{"version": 2, "commit_hash": "1111')
+    names = [r.path.name for r in store.iter_result_files(root, "perf-runner")]
+    assert names == [f"{f.HEAD_SHA[:8]}-existing-py_3.11.json"]
+    with pytest.raises(ResultFileError, match="half-written"):
+        store.read_result_file(tmp)
+    with pytest.raises(UserError, match="unknown revision"):
+        store.load_commit(root, "perf-runner", f.BASE_SHA)
+
+
+def test_unknown_and_malformed_revisions(tmp_path: Path) -> None:
+    """Unknown hash, non-hex revision and a missing machine are UserErrors."""
+    root = _tree(tmp_path)
+    with pytest.raises(UserError, match="unknown revision 'deadbeef'"):
+        store.load_commit(root, "perf-runner", "deadbeef")
+    with pytest.raises(UserError, match="not a commit hash"):
+        store.load_commit(root, "perf-runner", "main; rm -rf /")
+    with pytest.raises(UserError, match="no results for machine"):
+        store.load_commit(root, "other", f.HEAD_SHA)
+    assert store.list_machines(root) == ["perf-runner"]
+
+
+def _sample_data() -> dict[str, object]:
+    return {
+        "api_version": 1,
+        "kind": "perfgate-samples",
+        "created_at": "2026-11-29T18:00:00Z",
+        "fingerprint": {"cpu": "x", "threading_layer": "omp"},
+        "base": f.BASE_SHA,
+        "head": f.HEAD_SHA,
+        "unit": "seconds",
+        "rounds": [
+            {
+                "order": ["base", "head"],
+                "cases": [
+                    {
+                        "benchmark": "b",
+                        "params": {"n": "8"},
+                        "base": [1.0, 1.1],
+                        "head": [1.2, 1.3],
+                    }
+                ],
+            },
+            {
+                "order": ["head", "base"],
+                "cases": [{"benchmark": "b", "params": {"n": "8"}, "base": [1.0], "head": None}],
+            },
+        ],
+    }
+
+
+def test_sample_file_round_trip_and_no_clobber(tmp_path: Path) -> None:
+    """write_samples_atomic writes once, leaves no temp file, and refuses to overwrite."""
+    path = tmp_path / "runs" / "samples-1.json"
+    store.write_samples_atomic(path, _sample_data())
+    assert [p.name for p in path.parent.iterdir()] == ["samples-1.json"]
+    run = store.read_samples(path)
+    case = run.cases[CaseKey("b", (("n", "8"),))]
+    assert case.base_rounds == ((1.0, 1.1), (1.0,)) and case.head_rounds == ((1.2, 1.3), None)
+    assert case.failed_head and not case.failed_base
+    assert run.orders == (("base", "head"), ("head", "base"))
+    before = path.read_text()
+    with pytest.raises(UserError, match="already exists"):
+        store.write_samples_atomic(path, _sample_data())
+    assert path.read_text() == before
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"api_version": 2}, "not a perfgate sample file"),
+        (
+            {"rounds": [{"cases": [{"benchmark": "b", "base": [1.0]}]}]},
+            "needs params, base and head",
+        ),
+        (
+            {
+                "rounds": [
+                    {"cases": [{"benchmark": "b", "params": {}, "base": ["x"], "head": None}]}
+                ]
+            },
+            "expected numbers",
+        ),
+    ],
+)
+def test_invalid_sample_data_is_never_written(
+    tmp_path: Path, change: dict[str, object], message: str
+) -> None:
+    """Validation runs before writing: nothing appears on disk."""
+    path = tmp_path / "s.json"
+    with pytest.raises(ResultFileError, match=message):
+        store.write_samples_atomic(path, {**_sample_data(), **change})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_truncated_sample_file(tmp_path: Path) -> None:
+    """A truncated sample file names itself in the error."""
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(_sample_data())[:50])
+    with pytest.raises(ResultFileError, match="corrupt or truncated") as info:
+        store.read_samples(path)
+    assert "s.json" in str(info.value)
+
+
+def test_noise_floor_file(tmp_path: Path) -> None:
+    """Noise-floor files round-trip; negative floors and wrong kinds are refused."""
+    doc = {
+        "api_version": 1,
+        "kind": "perfgate-noise",
+        "cases": [{"benchmark": "b", "params": {"n": 8}, "noise_floor": 0.07}],
+    }
+    path = tmp_path / "noise.json"
+    store.write_noise_floors_atomic(path, doc)
+    assert store.read_noise_floors(path) == {CaseKey("b", (("n", "8"),)): 0.07}
+    with pytest.raises(ResultFileError, match="noise_floor must be"):
+        store.parse_noise_floors({**doc, "cases": [{"benchmark": "b", "noise_floor": -1}]})
+    with pytest.raises(ResultFileError, match="not a perfgate-noise file"):
+        store.parse_noise_floors({"kind": "x"})
+
+
+def test_publish_never_clobbers_a_racing_writer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file that appears after the existence check is still not replaced."""
+    target = tmp_path / "samples.json"
+    real_mkstemp = store.tempfile.mkstemp
+
+    def racing_mkstemp(*args: object, **kwargs: object) -> tuple[int, str]:
+        target.write_text("other writer")
+        return real_mkstemp(*args, **kwargs)  # type: ignore[call-overload, no-any-return]
+
+    monkeypatch.setattr(store.tempfile, "mkstemp", racing_mkstemp)
+    with pytest.raises(UserError, match="already exists"):
+        store.write_samples_atomic(target, _sample_data())
+    assert target.read_text() == "other writer"
+    assert [p.name for p in tmp_path.iterdir()] == ["samples.json"]
