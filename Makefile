@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.cache/numba
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help venv test-all lint format type test test-slow bench gate dashboard asv-smoke clean
+.PHONY: help venv test-all lint format type test test-slow bench bench-collector gate dashboard asv-smoke clean
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -45,6 +45,10 @@ test-all: lint type test  ## everything CI runs
 bench: $(STAMP)  ## hot-slice benchmark figures (JSON)
 	$(PY) -m termplan.bench hot --task g1_walk --profile sac_default --num-envs 2048,65536 \
 		--threads 1,2 --paths numpy,handwritten --json
+
+bench-collector: $(STAMP)  ## collector active window, all paths, N=512, both tasks (JSON)
+	$(PY) -m termplan.bench collector --task g1_walk --num-envs 512 --steps 100 --warmup 10 --json
+	$(PY) -m termplan.bench collector --task motion_tracking --num-envs 512 --steps 100 --warmup 10 --json
 
 clean:  ## remove caches and the virtualenv
 	rm -rf $(VENV) .cache .asv/html .mypy_cache .pytest_cache .ruff_cache

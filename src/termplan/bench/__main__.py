@@ -28,7 +28,8 @@ def _load_optional_commands() -> None:
             if exc.name != f"termplan.bench.{name}":
                 raise
             continue
-        COMMANDS.append(module)
+        if module not in COMMANDS:
+            COMMANDS.append(module)
 
 
 def _format_table(records: list[dict[str, Any]]) -> str:
