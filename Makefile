@@ -46,6 +46,21 @@ bench: $(STAMP)  ## hot-slice benchmark figures (JSON)
 	$(PY) -m termplan.bench hot --task g1_walk --profile sac_default --num-envs 2048,65536 \
 		--threads 1,2 --paths numpy,handwritten --json
 
+dashboard: $(STAMP)  ## static asv dashboard in .asv/html (perf-results branch + local results)
+	@if git ls-remote --exit-code --heads origin perf-results >/dev/null 2>&1; then \
+		$(PY) -m perfgate.history export --remote origin --branch perf-results --dest .asv/results; \
+	fi
+	$(VENV)/bin/asv publish
+	$(PY) ci/dashboard_assets.py .asv/html
+	test -s .asv/html/index.html && test -s .asv/html/regressions.json && test -s .asv/html/vendor/jquery.min.js
+	@echo "dashboard: .asv/html (serve: $(PY) -m http.server -d .asv/html)"
+
+ASV_BENCH ?= .
+asv-smoke: $(STAMP)  ## asv check + one quick pass of every suite in this venv (missing features skip)
+	$(VENV)/bin/asv check --python=same
+	$(VENV)/bin/asv machine --yes
+	$(VENV)/bin/asv run --quick --python=same --show-stderr --bench '$(ASV_BENCH)'
+
 bench-collector: $(STAMP)  ## collector active window, all paths, N=512, both tasks (JSON)
 	$(PY) -m termplan.bench collector --task g1_walk --num-envs 512 --steps 100 --warmup 10 --json
 	$(PY) -m termplan.bench collector --task motion_tracking --num-envs 512 --steps 100 --warmup 10 --json

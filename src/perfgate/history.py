@@ -149,7 +149,8 @@ class Git:
 
     def __init__(self, repo: Path, env: Mapping[str, str] | None = None) -> None:
         self.repo = repo
-        self.env = {**os.environ, **(env or {})}
+        # Never wait for a password prompt in CI: missing credentials are an error.
+        self.env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", **(env or {})}
 
     def run(
         self, *args: str, stdin: bytes | None = None, env: Mapping[str, str] | None = None

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Repeated-trial experiment for `perfgate gate --quick`: false alarms and detection power.
+
+Builds a throwaway git repository under ``--work`` from a snapshot of ``--source`` (tracked
+and untracked, not ignored files), commits it as ``original``, then makes honest code changes
+on branches: the hand-written g1_walk hot slice busy-waits after its kernel until the elapsed
+time is ``factor`` x the kernel's own time (``slow10``: 1.10, ``slow5``: 1.05). Each trial runs
+the real gate from that repository and records its exit code and verdict.json:
+
+    aa      --base original --head original       expect exit 0
+    slow10  --base original --head slow10          expect exit 1 naming the slowed case
+    slow5   --base original --head slow5           expect exit 1 naming the slowed case
+    fast    --base slow10   --head original        expect exit 0 and an improvement reported
+
+Trials of the kinds are interleaved (aa, slow10, slow5, fast, aa, ...) so that the machine's
+load hits every kind alike. Prints one line per trial and the tallies; writes summary.json.
+
+    .venv/bin/python ci/gate-trials.py --aa 10 --slow10 10 --slow5 10 --fast 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+SLOW_FILE = Path("src/termplan/tasks/g1_walk/handwritten.py")
+KERNEL_CALL = "        g1_walk_kernel("
+CALL_END = "        )  # fmt: skip"
+SLOWED_CASE = "task=g1_walk, profile=sac_default, path=handwritten"
+EXPECT = {"aa": 0, "slow10": 1, "slow5": 1, "fast": 0}
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run git in ``repo`` with a fixed identity; return stdout."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "trials", "GIT_AUTHOR_EMAIL": "trials@invalid"}
+    env |= {"GIT_COMMITTER_NAME": "trials", "GIT_COMMITTER_EMAIL": "trials@invalid"}
+    out = subprocess.run(
+        ["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True
+    )
+    return out.stdout.strip()
+
+
+def snapshot(source: Path, repo: Path, pyproject: Path | None) -> None:
+    """Copy the files git would see in ``source`` (minus .perfgate/) into a new repo."""
+    listed = git(source, "ls-files", "-co", "--exclude-standard", "-z").split("\0")
+    for rel in filter(None, listed):
+        if rel.startswith(".perfgate/") or not (source / rel).is_file():
+            continue
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source / rel, repo / rel)
+    if pyproject is not None:
+        shutil.copy2(pyproject, repo / "pyproject.toml")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "original")
+    git(repo, "branch", "original")
+
+
+def slow_patch(text: str, factor: float) -> str:
+    """Busy-wait after the kernel call until elapsed >= factor x the kernel's own time."""
+    lines = text.splitlines()
+    try:
+        start = lines.index(KERNEL_CALL)
+        end = lines.index(CALL_END, start)
+    except ValueError:
+        msg = f"{SLOW_FILE}: kernel call block not found; cannot make the slowdown"
+        raise SystemExit(msg) from None
+    wait = [
+        "        _pg_kernel = _pg_time.perf_counter() - _pg_t0",
+        f"        while _pg_time.perf_counter() - _pg_t0 < {factor!r} * _pg_kernel:",
+        "            pass",
+    ]
+    lines[end + 1 : end + 1] = wait
+    lines.insert(start, "        _pg_t0 = _pg_time.perf_counter()")
+    future = lines.index("from __future__ import annotations")
+    lines.insert(future + 1, "import time as _pg_time")
+    return "\n".join(lines) + "\n"
+
+
+def make_branch(repo: Path, name: str, factor: float) -> str:
+    """Commit the slowdown on branch ``name`` from ``original``; return its SHA."""
+    git(repo, "checkout", "-q", "-B", name, "original")
+    path = repo / SLOW_FILE
+    path.write_text(slow_patch(path.read_text(), factor))
+    git(repo, "commit", "-qam", f"slow the hand-written g1_walk path x{factor}")
+    sha = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-q", "original")
+    return sha
+
+
+def run_trial(repo: Path, python: str, kind: str, base: str, head: str, out: Path) -> dict:
+    """One gate run; returns exit code, duration and the named regressions/improvements."""
+    cmd = [python, "-m", "perfgate.cli", "gate", "--base", base, "--head", head, "--quick"]
+    cmd += ["--report-dir", str(out)]
+    t0 = time.monotonic()
+    proc = subprocess.run(cmd, cwd=repo, capture_output=True, text=True, check=False)
+    seconds = time.monotonic() - t0
+    (out / "stderr.txt").parent.mkdir(parents=True, exist_ok=True)
+    (out / "stderr.txt").write_text(proc.stderr)
+    verdict = {}
+    if (out / "verdict.json").is_file():
+        verdict = json.loads((out / "verdict.json").read_text())
+    cases = verdict.get("cases", [])
+    named = [_label(c) for c in cases if c.get("verdict") == "regressed"]
+    better = [_label(c) for c in cases if c.get("verdict") == "improved"]
+    return {
+        "kind": kind,
+        "exit": proc.returncode,
+        "seconds": round(seconds, 1),
+        "regressed": named,
+        "improved": better,
+        "reasons": verdict.get("reasons", []),
+    }
+
+
+def _label(case: dict) -> str:
+    params = ", ".join(f"{k}={v}" for k, v in case.get("params", {}).items())
+    return f"{case.get('benchmark')}({params})"
+
+
+def success(trial: dict) -> bool:
+    """Did the trial give the expected outcome for its kind?"""
+    kind, code = trial["kind"], trial["exit"]
+    if kind == "aa":
+        return code == 0
+    if kind in ("slow10", "slow5"):
+        return code == 1 and any(SLOWED_CASE in r for r in trial["regressed"])
+    return code == 0 and any(SLOWED_CASE in r for r in trial["improved"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse arguments, build the repository, run the interleaved trials, print tallies."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--source", type=Path, default=Path(__file__).resolve().parents[1])
+    p.add_argument("--work", type=Path, default=Path("/tmp/perfgate-trials"))
+    p.add_argument("--python", default=sys.executable)
+    p.add_argument("--pyproject", type=Path, help="use this pyproject.toml in the snapshot")
+    for kind in EXPECT:
+        p.add_argument(f"--{kind}", type=int, default=0, help=f"number of {kind} trials")
+    args = p.parse_args(argv)
+    repo = args.work / "repo"
+    if not (repo / ".trials-ready").is_file():
+        shutil.rmtree(repo, ignore_errors=True)
+        repo.mkdir(parents=True)
+        snapshot(args.source, repo, args.pyproject)
+        make_branch(repo, "slow10", 1.10)
+        make_branch(repo, "slow5", 1.05)
+        (repo / ".git" / "info" / "exclude").write_text(".trials-ready\n.perfgate/\n")
+        (repo / ".trials-ready").write_text("ok\n")
+    revs = {
+        "aa": ("original", "original"),
+        "slow10": ("original", "slow10"),
+        "slow5": ("original", "slow5"),
+        "fast": ("slow10", "original"),
+    }
+    plan = _interleave({k: getattr(args, k) for k in EXPECT})
+    trials = []
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    for i, kind in enumerate(plan):
+        base, head = revs[kind]
+        out = args.work / "reports" / f"{stamp}-{i:02d}-{kind}"
+        trial = run_trial(repo, args.python, kind, base, head, out)
+        trial["ok"] = success(trial)
+        trials.append(trial)
+        print(json.dumps(trial), flush=True)
+    _tally(trials, args.work / f"summary-{stamp}.json")
+    return 0
+
+
+def _interleave(counts: dict[str, int]) -> list[str]:
+    left = dict(counts)
+    out: list[str] = []
+    while any(left.values()):
+        for kind in EXPECT:
+            if left[kind] > 0:
+                out.append(kind)
+                left[kind] -= 1
+    return out
+
+
+def _tally(trials: list[dict], path: Path) -> None:
+    summary = {}
+    for kind in EXPECT:
+        mine = [t for t in trials if t["kind"] == kind]
+        if not mine:
+            continue
+        codes = [t["exit"] for t in mine]
+        summary[kind] = {
+            "ok": sum(t["ok"] for t in mine),
+            "runs": len(mine),
+            "exit_codes": codes,
+            "median_seconds": sorted(t["seconds"] for t in mine)[len(mine) // 2],
+        }
+        print(
+            f"{kind:7s} expected exit {EXPECT[kind]}: {summary[kind]['ok']}/{len(mine)} as "
+            f"expected; exit codes {codes}; median {summary[kind]['median_seconds']} s"
+        )
+    path.write_text(json.dumps({"summary": summary, "trials": trials}, indent=1) + "\n")
+    print(f"summary: {path}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

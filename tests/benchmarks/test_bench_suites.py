@@ -1,0 +1,234 @@
+"""The asv suites: they import, their params are well formed, missing features skip."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+import benchmarks  # noqa: E402
+from benchmarks import (  # noqa: E402
+    _common,
+    collector,
+    compile_time,
+    hot_slice,
+    paired_ratio,
+    segments,
+    thread_scaling,
+)
+
+SUITES = [m.name for m in pkgutil.iter_modules(benchmarks.__path__) if not m.name.startswith("_")]
+BENCH_PREFIXES = ("time_", "track_", "mem_", "peakmem_", "timeraw_")
+
+
+def suite_classes() -> list[tuple[str, type]]:
+    found = []
+    for name in SUITES:
+        module = importlib.import_module(f"benchmarks.{name}")
+        for attr, value in vars(module).items():
+            if inspect.isclass(value) and value.__module__ == module.__name__:
+                if any(m.startswith(BENCH_PREFIXES) for m in vars(value)):
+                    found.append((f"{name}.{attr}", value))
+    return found
+
+
+def test_every_suite_module_imports_and_defines_benchmarks() -> None:
+    """Each module of benchmarks/ holds at least one benchmark class."""
+    assert set(SUITES) >= {
+        "hot_slice", "paired_ratio", "thread_scaling", "segments", "compile_time", "collector"
+    }  # fmt: skip
+    assert {name.split(".")[0] for name, _ in suite_classes()} == set(SUITES)
+
+
+def test_common_module_defines_nothing_asv_would_collect() -> None:
+    """asv imports _common too; none of its names may look like a benchmark."""
+    for name in vars(_common):
+        assert not name.startswith(BENCH_PREFIXES)
+        assert not (name[:5] in ("Time", "Track") and name[5:6].isupper())
+
+
+@pytest.mark.parametrize(("name", "cls"), suite_classes())
+def test_params_are_well_formed(name: str, cls: type) -> None:
+    """One name per axis, non-empty axes of unique plain values, a timeout, units on tracks."""
+    params, names = cls.params, cls.param_names  # type: ignore[attr-defined]
+    assert len(params) == len(names) == len(set(names)), name
+    for axis in params:
+        assert len(axis) > 0 and len(set(axis)) == len(axis), name
+        assert all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in axis), name
+    assert float(cls.timeout) >= 60.0  # type: ignore[attr-defined]
+    for attr, method in vars(cls).items():
+        if attr.startswith("track_"):
+            assert getattr(method, "unit", getattr(cls, "unit", None)), f"{name}.{attr}"
+    setup_args = list(inspect.signature(cls.setup).parameters)[1:]  # type: ignore[attr-defined]
+    assert setup_args == list(names), name
+
+
+def test_default_and_full_grids() -> None:
+    """The default grid fits two cores; the full one reaches 262144 envs and 160 threads."""
+    assert _common.grid("num_envs", {}) == (2048, 65536)
+    assert _common.grid("threads", {}) == (1, 2)
+    full = {"PERFGATE_GRID": "full"}
+    assert max(_common.grid("num_envs", full)) == 262144
+    assert max(_common.grid("threads", full)) == 160
+    assert _common.grid("profiles", full) == ("sac_default", "ppo_default", "full_supported")
+    with pytest.raises(ValueError, match="PERFGATE_GRID"):
+        _common.grid("threads", {"PERFGATE_GRID": "huge"})
+
+
+def test_missing_modules_skip_but_broken_imports_fail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the absence of the probed module is a skip; a broken import inside it raises."""
+    with pytest.raises(NotImplementedError, match="does not exist"):
+        _common.import_optional("termplan.no_such_module")
+    (tmp_path / "pg_broken_mod.py").write_text("import pg_not_installed_anywhere\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ModuleNotFoundError, match="pg_not_installed_anywhere"):
+        _common.import_optional("pg_broken_mod")
+
+
+def test_unknown_task_path_profile_and_threads_skip() -> None:
+    """Features the commit lacks raise NotImplementedError (asv: skipped, n/a)."""
+    with pytest.raises(NotImplementedError, match="not registered"):
+        _common.require_task("no_such_task")
+    with pytest.raises(NotImplementedError, match="no path"):
+        _common.require_case("g1_walk", "sac_default", "no_such_path")
+    with pytest.raises(NotImplementedError, match="no profile"):
+        _common.require_case("g1_walk", "no_such_profile", "numpy")
+    with pytest.raises(NotImplementedError, match="NUMBA_NUM_THREADS"):
+        _common.require_threads(10**6)
+    assert _common.usable_threads([1, 10**6]) == [1]
+
+
+def _drop_path(monkeypatch: pytest.MonkeyPatch, task: str, path: str) -> None:
+    module = _common.require_task(task)
+    monkeypatch.setattr(module, "PATHS", tuple(p for p in module.PATHS if p != path))
+
+
+SKIPPED_SETUPS: list[tuple[Any, tuple[Any, ...]]] = [
+    (hot_slice.HotSlice, ("g1_walk", "sac_default", "assembled", 2048, 1)),
+    (paired_ratio.PairedRatio, ("g1_walk", "sac_default", "assembled/handwritten", 2048, 1)),
+    (thread_scaling.ThreadScaling, ("g1_walk", "assembled", 2048)),
+    (segments.AssembledSegments, ("g1_walk", "execute", 2048, 1)),
+    (compile_time.CompileTime, ("g1_walk", "assembled", "cold")),
+    (collector.Collector, ("g1_walk", "assembled")),
+]
+
+
+@pytest.mark.parametrize(("cls", "args"), SKIPPED_SETUPS)
+def test_every_suite_skips_when_the_path_is_missing(
+    cls: Any, args: tuple[Any, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At a commit without the assembled path, every suite's setup skips (and teardown copes)."""
+    _drop_path(monkeypatch, "g1_walk", "assembled")
+    monkeypatch.setattr(_common, "usable_threads", lambda counts: [1, 2])
+    bench = cls()
+    with pytest.raises(NotImplementedError, match="no path 'assembled'"):
+        bench.setup(*args)
+    if hasattr(bench, "teardown"):
+        bench.teardown(*args)
+
+
+def test_numpy_runs_single_threaded_only() -> None:
+    """The NumPy path is timed at threads=1; other counts skip."""
+    with pytest.raises(NotImplementedError, match="single-threaded"):
+        hot_slice.HotSlice().setup("g1_walk", "sac_default", "numpy", 2048, 2)
+
+
+def test_collector_skips_without_the_collector(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A commit without termplan.collector.run skips the collector suite."""
+    monkeypatch.setitem(sys.modules, "termplan.collector.run", None)
+    with pytest.raises(NotImplementedError, match="termplan.collector.run"):
+        collector.Collector().setup("g1_walk", "numpy")
+
+
+def test_thread_scaling_skips_on_a_one_thread_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scaling needs at least two usable thread counts."""
+    monkeypatch.setattr(thread_scaling, "usable_threads", lambda counts: [1])
+    with pytest.raises(NotImplementedError, match=">= 2 thread counts"):
+        thread_scaling.ThreadScaling().setup("g1_walk", "handwritten", 2048)
+
+
+def test_segments_skip_without_timing_api() -> None:
+    """No runtime.times accumulator: skipped; a shrinking accumulator is an error."""
+    with pytest.raises(NotImplementedError, match="runtime.times"):
+        segments.segment_times(object())
+    assert segments.segment_delta(1.0, 1.5, "bind") == 0.5
+    with pytest.raises(ValueError, match="runtime.times.bind"):
+        segments.segment_delta(2.0, 1.0, "bind")
+
+
+def test_real_numpy_case_advances_the_step_per_call() -> None:
+    """A Case builds through termplan's public API, warms once, then counts steps."""
+    case = _common.Case("g1_walk", "sac_default", "numpy", 7, 1)
+    assert case.step == 1
+    out = case.call()
+    assert case.step == 2 and out.reward.shape == (7,)
+    assert case.timed_call() > 0.0 and case.step == 3
+
+
+class _FakeCase:
+    def __init__(self, name: str, times: list[float], log: list[str]) -> None:
+        self.name, self.times, self.log = name, iter(times), log
+
+    def call(self) -> None:
+        self.log.append(f"warm-{self.name}")
+
+    def timed_call(self) -> float:
+        self.log.append(self.name)
+        return next(self.times)
+
+
+def test_interleaved_medians_rotate_the_order_and_take_medians() -> None:
+    """Rounds alternate which case goes first; the result is the per-case median."""
+    log: list[str] = []
+    a = _FakeCase("a", [1.0, 9.0, 2.0], log)
+    b = _FakeCase("b", [5.0, 4.0, 6.0], log)
+    medians = _common.interleaved_medians(
+        [a, b],
+        min_rounds=3,
+        max_rounds=3,
+        warmup_rounds=1,  # type: ignore[list-item]
+    )
+    assert medians == [2.0, 5.0]
+    assert log == ["warm-a", "warm-b", "a", "b", "b", "a", "a", "b"]
+    with pytest.raises(ValueError, match="min_rounds"):
+        _common.interleaved_medians([a], min_rounds=3, max_rounds=2)  # type: ignore[list-item]
+
+
+def test_scaling_summaries() -> None:
+    """Best count and efficiency from medians; malformed input is a ValueError."""
+    assert thread_scaling.best_threads([1, 2, 4], [4.0, 2.5, 2.5]) == 2
+    assert thread_scaling.parallel_efficiency([1, 2, 4], [4.0, 2.5, 2.0]) == 0.5
+    with pytest.raises(ValueError, match="counts"):
+        thread_scaling.parallel_efficiency([2, 4], [1.0, 1.0])
+    with pytest.raises(ValueError, match="one median"):
+        thread_scaling.best_threads([1, 2], [1.0])
+
+
+def test_pairs_and_probe_output() -> None:
+    """Pair names split into two paths; the compile probe's output is parsed strictly."""
+    assert paired_ratio.split_pair("assembled/handwritten") == ("assembled", "handwritten")
+    for bad in ("assembled", "a/", "/b", "a/b/c"):
+        with pytest.raises(ValueError, match="variant/baseline"):
+            paired_ratio.split_pair(bad)
+    assert compile_time.parse_probe_output('noise\n{"seconds": 1.5}\n') == 1.5
+    for bad in ("", "not json", '{"s": 1}', '{"seconds": 0}'):
+        with pytest.raises(ValueError, match="compile probe"):
+            compile_time.parse_probe_output(bad)
+
+
+def test_probe_env_points_every_cache_into_the_private_dir(tmp_path: Path) -> None:
+    """Cold and warm probes never touch the shared Numba / termplan caches."""
+    env = compile_time.probe_env(tmp_path)
+    assert env["NUMBA_CACHE_DIR"] == str(tmp_path)
+    assert env["TERMPLAN_CACHE_DIR"] == str(tmp_path / "termplan")
