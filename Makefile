@@ -44,7 +44,7 @@ test-all: lint type test  ## everything CI runs
 
 bench: $(STAMP)  ## hot-slice benchmark figures (JSON)
 	$(PY) -m termplan.bench hot --task g1_walk --profile sac_default --num-envs 2048,65536 \
-		--threads 1,2 --paths numpy,handwritten --json
+		--threads 1,2 --paths numpy,handwritten,assembled --json
 
 dashboard: $(STAMP)  ## static asv dashboard in .asv/html (perf-results branch + local results)
 	@if git ls-remote --exit-code --heads origin perf-results >/dev/null 2>&1; then \

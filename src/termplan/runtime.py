@@ -1,0 +1,426 @@
+"""Fused-kernel runtime: bind inputs, pick serial/parallel and T, execute, read per-term logs.
+
+* Thread count per N comes from :func:`choose_threads` over a :class:`Calibration` (measured
+  by :func:`calibrate`, or the documented model :func:`model_calibration`); T == 1 runs the
+  serial kernel (no parallel-region launch at all).
+* Outputs are allocated once (``np.empty``) and first-touched by the generated ``prange``
+  fill, so pages land where the kernel's static partition will write them.
+* Logging steps call the ``*_log`` variant (Numba scalar reductions); other steps call the
+  variant without any log arithmetic.
+* Optional segment timing (bind / execute / log) is a different method bound at
+  construction, so the untimed path has no timer calls.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numba
+import numpy as np
+
+from termplan.codegen import KernelSource, ScaleMode, generate_source
+from termplan.compile import CacheStatus, load_source
+from termplan.errors import TermPlanError
+from termplan.kernel_options import PARALLEL_OPTIONS
+from termplan.plan import PlanNumpyRuntime, PlanOutputs, ResolvedPlan, check_inputs, reward_index
+from termplan.spec import TermKind
+from termplan.threads import apply_threads, max_threads
+
+# ------------------------------------------------------------------------ thread choice
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Seconds per call measured at sizes ``n`` for thread counts ``T`` (T=1: serial kernel).
+
+    ``table`` is ``((n, ((T, seconds), ...)), ...)``.
+    """
+
+    table: tuple[tuple[int, tuple[tuple[int, float], ...]], ...]
+    source: str = "measured"
+
+    def __post_init__(self) -> None:
+        if not self.table:
+            raise ValueError("calibration: expected at least one size, got none")
+        for n, row in self.table:
+            if n < 1 or not row:
+                raise ValueError(f"calibration: size {n} needs n >= 1 and at least one entry")
+            for t, seconds in row:
+                if t < 1 or not (math.isfinite(seconds) and seconds >= 0):
+                    raise ValueError(f"calibration: bad entry T={t} seconds={seconds} at n={n}")
+
+    @classmethod
+    def from_mapping(cls, table: Mapping[int, Mapping[int, float]], source: str) -> Calibration:
+        """Build from ``{n: {T: seconds}}`` (sorted for a stable value)."""
+        rows = tuple(
+            (int(n), tuple(sorted((int(t), float(s)) for t, s in row.items())))
+            for n, row in sorted(table.items())
+        )
+        return cls(rows, source)
+
+
+def _estimate(n: int, points: Sequence[tuple[int, float]]) -> float:
+    """Per-call time at ``n`` from (size, seconds) points: affine interpolation in n."""
+    if len(points) == 1:
+        size, seconds = points[0]
+        return seconds * n / size if n > size else seconds
+    below = [p for p in points if p[0] <= n]
+    above = [p for p in points if p[0] >= n]
+    if below and above:
+        (n0, s0), (n1, s1) = below[-1], above[0]
+    elif above:  # below the smallest size: extrapolate from the two smallest
+        (n0, s0), (n1, s1) = points[0], points[1]
+    else:  # above the largest size: extrapolate from the two largest
+        (n0, s0), (n1, s1) = points[-2], points[-1]
+    if n1 == n0:
+        return s0
+    return max(0.0, s0 + (s1 - s0) * (n - n0) / (n1 - n0))
+
+
+def choose_threads(n: int, calibration: Calibration, limit: int | None = None) -> int:
+    """The thread count with the lowest estimated time at ``n`` (ties: fewer threads).
+
+    Only thread counts measured at every calibrated size and within ``limit`` compete;
+    1 always qualifies if measured. Pure: no clock, no Numba.
+    """
+    if n < 1:
+        raise ValueError(f"n: expected >= 1, got {n}")
+    common = set.intersection(*({t for t, _ in row} for _, row in calibration.table))
+    candidates = sorted(t for t in common if limit is None or t <= limit)
+    if not candidates:
+        raise ValueError(f"calibration: no thread count <= {limit} measured at every size")
+    best_t, best_s = candidates[0], math.inf
+    for t in candidates:
+        points = [(size, dict(row)[t]) for size, row in calibration.table]
+        seconds = _estimate(n, points)
+        if seconds < best_s:
+            best_t, best_s = t, seconds
+    return best_t
+
+
+def model_calibration(
+    threads: int, sizes: Iterable[int] = (64, 1024, 16384, 262144)
+) -> Calibration:
+    """A calibration from a cost model, used until :func:`calibrate` measures one.
+
+    ``seconds(n, T) = launch(T) + n * 60 ns / T`` with ``launch(1) = 0`` (serial kernel) and
+    ``launch(T) = 1 us + 0.5 us * T``: the per-region cost and per-env cost measured for a
+    plan of this size on the development machines (numba-fusion.md sections 2.2 and 2.3).
+    """
+    table: dict[int, dict[int, float]] = {}
+    for n in sizes:
+        table[n] = {}
+        for t in range(1, threads + 1):
+            launch = 0.0 if t == 1 else 1e-6 + 0.5e-6 * t
+            table[n][t] = launch + n * 60e-9 / t
+    return Calibration.from_mapping(table, "model")
+
+
+def calibrate(
+    run: Callable[[int, int], float],
+    sizes: Sequence[int],
+    thread_counts: Sequence[int],
+) -> Calibration:
+    """Measure ``run(n, T)`` (seconds per call, e.g. a median) for every size x thread count."""
+    table = {n: {t: float(run(n, t)) for t in thread_counts} for n in sizes}
+    return Calibration.from_mapping(table, "measured")
+
+
+def calibrate_plan(
+    plan: ResolvedPlan,
+    make_views: Callable[[int], Sequence[np.ndarray]],
+    sizes: Sequence[int],
+    thread_counts: Sequence[int],
+    repeats: int = 15,
+) -> Calibration:
+    """Measure ``plan``'s own kernel (non-logging variant; T=1 is the serial kernel).
+
+    ``make_views(n)`` returns the input arrays for ``n`` envs in ``plan.inputs`` order. The
+    result feeds :func:`choose_threads` (``calibration=`` of the assembled paths).
+    """
+
+    def run(n: int, threads: int) -> float:
+        runtime = FusedRuntime(plan, n, num_threads=threads)
+        runtime.bind(make_views(n))
+        return time_call(lambda: runtime.execute(False), repeats)
+
+    return calibrate(run, sizes, thread_counts)
+
+
+def time_call(fn: Callable[[], Any], repeats: int = 15) -> float:
+    """Median seconds of ``repeats`` calls of ``fn`` after one warm-up call."""
+    fn()
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return float(np.median(samples))
+
+
+# ------------------------------------------------------------------------------ runtime
+
+
+@dataclass
+class CompileReport:
+    """Where the kernels came from and what loading/compiling them cost."""
+
+    module_status: CacheStatus
+    module_path: Path
+    compile_ms: dict[str, float] = field(default_factory=dict)
+    cache_hits: dict[str, int] = field(default_factory=dict)
+    cache_misses: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class SegmentTimes:
+    """Accumulated seconds per segment (only filled when timing is on)."""
+
+    bind: float = 0.0
+    execute: float = 0.0
+    log: float = 0.0
+    calls: int = 0
+
+
+class FusedRuntime:
+    """Runs the generated kernels of one plan for ``num_envs`` envs.
+
+    Parameters
+    ----------
+    plan:
+        The resolved plan.
+    num_envs:
+        Rows of every input and output.
+    scale_mode:
+        ``BAKED`` (weights are literals) or ``RUNTIME`` (weights read from ``scales``).
+    num_threads:
+        Fixed T (1 = serial kernel); ``None`` chooses from ``calibration``.
+    calibration:
+        Table for :func:`choose_threads`; ``None`` uses :func:`model_calibration`.
+    timing:
+        Accumulate bind / execute / log seconds in :attr:`times`.
+    """
+
+    def __init__(
+        self,
+        plan: ResolvedPlan,
+        num_envs: int,
+        scale_mode: ScaleMode = ScaleMode.BAKED,
+        num_threads: int | None = None,
+        calibration: Calibration | None = None,
+        timing: bool = False,
+        cache_directory: Path | None = None,
+    ) -> None:
+        if isinstance(num_envs, bool) or num_envs < 1:
+            raise ValueError(f"num_envs: expected >= 1, got {num_envs}")
+        self.plan = plan
+        self.num_envs = num_envs
+        self.source: KernelSource = generate_source(plan, scale_mode)
+        loaded = load_source(self.source.text, cache_directory)
+        self.module = loaded.module
+        self.report = CompileReport(loaded.status, loaded.path)
+        self.threads = self._pick_threads(num_threads, calibration)
+        kind = "serial" if self.threads == 1 else "parallel"
+        self._kernel = getattr(self.module, f"step_{kind}")
+        self._kernel_log = getattr(self.module, f"step_{kind}_log")
+        self.rewards = plan.active(TermKind.REWARD)
+        self.log_scales = np.array([t.scale for t in self.rewards], np.float64)
+        self.scales = self._initial_scales(scale_mode)
+        self.outputs = PlanOutputs.allocate(plan, num_envs)
+        self._first_touch()
+        self._bound: tuple[Any, ...] = ()
+        self._args: tuple[Any, ...] = ()
+        self.times = SegmentTimes()
+        #: ``run(views, log) -> logs``: bind then execute (timed per segment if asked).
+        self.run: Callable[[Sequence[np.ndarray], bool], dict[str, float]] = (
+            self._run_timed if timing else self._run
+        )
+
+    def _pick_threads(self, num_threads: int | None, calibration: Calibration | None) -> int:
+        limit = max_threads()
+        if num_threads is not None:
+            if isinstance(num_threads, bool) or not 1 <= num_threads <= limit:
+                raise ValueError(f"num_threads: expected 1..{limit}, got {num_threads}")
+            return int(num_threads)
+        table = calibration if calibration is not None else model_calibration(limit)
+        return choose_threads(self.num_envs, table, limit)
+
+    def _initial_scales(self, scale_mode: ScaleMode) -> np.ndarray:
+        if scale_mode is ScaleMode.BAKED:
+            return np.zeros(1, np.float64)  # unread; keeps one signature for both modes
+        return self.log_scales * self.plan.reward_multiplier
+
+    def _first_touch(self) -> None:
+        apply_threads(max(self.threads, 1))
+        out = self.outputs
+        groups = [out.groups[g] for g in self.source.groups]
+        self.module.first_touch(self.num_envs, out.reward, out.terminated, *groups)
+
+    # ---------------------------------------------------------------------- scales
+
+    def set_scale(self, name: str, scale: float) -> None:
+        """Change an active reward's weight (runtime-scales mode only)."""
+        if self.source.scale_mode is not ScaleMode.RUNTIME:
+            raise TermPlanError(
+                f"term {name!r}: scales are baked into this kernel; build with "
+                "scale_mode=ScaleMode.RUNTIME to change weights between steps"
+            )
+        k = reward_index(self.rewards, name, scale)
+        self.log_scales[k] = scale
+        self.scales[k] = scale * self.plan.reward_multiplier
+
+    # ---------------------------------------------------------------------- binding
+
+    @property
+    def input_names(self) -> tuple[str, ...]:
+        """Inputs the kernels read, in argument order (only those active terms need)."""
+        return self.source.inputs
+
+    def bind(self, views: Sequence[np.ndarray]) -> None:
+        """Bind input arrays (in :attr:`input_names` order); validated only when one changed."""
+        if len(views) == len(self._bound) and all(
+            a is b for a, b in zip(views, self._bound, strict=True)
+        ):
+            return
+        if len(views) != len(self.source.inputs):
+            raise ValueError(
+                f"inputs: expected {len(self.source.inputs)} arrays, got {len(views)}"
+            )
+        named = dict(zip(self.source.inputs, views, strict=True))
+        checked = check_inputs(self.plan, self.num_envs, named)
+        out = self.outputs
+        groups = tuple(out.groups[g] for g in self.source.groups)
+        self._args = (
+            self.num_envs,
+            *(checked[name] for name in self.source.inputs),
+            self.scales,
+            out.reward,
+            out.terminated,
+            *groups,
+            out.logs,
+        )
+        self._bound = tuple(views)
+
+    # ---------------------------------------------------------------------- execute
+
+    def execute(self, log: bool) -> dict[str, float]:
+        """One kernel call on the bound inputs; logs (``reward/<name>``) when ``log``."""
+        if not self._args:
+            raise ValueError("inputs: call bind() before execute()")
+        if self.threads > 1:
+            apply_threads(self.threads)
+        if not log:
+            self._kernel(*self._args)
+            return {}
+        self._kernel_log(*self._args)
+        return self._logs()
+
+    def _logs(self) -> dict[str, float]:
+        means = self.outputs.logs * self.log_scales / self.num_envs
+        return {f"reward/{t.name}": float(v) for t, v in zip(self.rewards, means, strict=True)}
+
+    def _run(self, views: Sequence[np.ndarray], log: bool) -> dict[str, float]:
+        self.bind(views)
+        return self.execute(log)
+
+    def _run_timed(self, views: Sequence[np.ndarray], log: bool) -> dict[str, float]:
+        t0 = time.perf_counter()
+        self.bind(views)
+        t1 = time.perf_counter()
+        if self.threads > 1:
+            apply_threads(self.threads)
+        kernel = self._kernel_log if log else self._kernel
+        kernel(*self._args)
+        t2 = time.perf_counter()
+        logs = self._logs() if log else {}
+        t3 = time.perf_counter()
+        self.times.bind += t1 - t0
+        self.times.execute += t2 - t1
+        self.times.log += t3 - t2
+        self.times.calls += 1
+        return logs
+
+    # ---------------------------------------------------------------------- compile
+
+    def warm(self, variants: Iterable[str] | None = None) -> CompileReport:
+        """Compile (or load from Numba's cache) ``variants`` now and record the cost.
+
+        Calls each with ``n = 0`` on one-row dummy inputs of the bound types, so nothing is
+        written and the first real step pays no JIT.
+        """
+        names = (
+            list(variants)
+            if variants is not None
+            else [
+                self._kernel.__name__,
+                self._kernel_log.__name__,
+            ]
+        )
+        args = self._dummy_args()
+        for name in names:
+            dispatcher = getattr(self.module, name)
+            start = time.perf_counter()
+            dispatcher(*args)
+            self.report.compile_ms[name] = (time.perf_counter() - start) * 1e3
+            self.report.cache_hits[name] = sum(dispatcher.stats.cache_hits.values())
+            self.report.cache_misses[name] = sum(dispatcher.stats.cache_misses.values())
+        return self.report
+
+    def parfor_count(self, variant: str = "step_parallel") -> int:
+        """Number of parallel loops Numba builds for ``variant`` (expected: exactly 1).
+
+        Compiles a private, uncached copy (a kernel loaded from the disk cache carries no
+        parfor diagnostics), so this is a diagnostic for tests, not for the hot path.
+        """
+        options = {**PARALLEL_OPTIONS, "cache": False}
+        fresh = numba.njit(**options)(getattr(self.module, variant).py_func)
+        fresh(*self._dummy_args())
+        metadata = fresh.get_metadata(fresh.signatures[0])
+        return len(metadata["parfor_diagnostics"].initial_parfors)
+
+    def _dummy_args(self) -> tuple[Any, ...]:
+        dummies = [np.zeros((1, *s.shape), s.dtype) for s in self.plan.inputs]
+        out = self.outputs
+        groups = [out.groups[g] for g in self.source.groups]
+        return (0, *dummies, self.scales, out.reward, out.terminated, *groups, out.logs)
+
+
+# ------------------------------------------------------------------------ backends
+
+#: Backends of the assembled path: the fused kernel, or the plan's NumPy implementations.
+BACKENDS: tuple[str, ...] = ("numba", "numpy")
+
+
+def make_runtime(
+    plan: ResolvedPlan,
+    num_envs: int,
+    backend: str = "numba",
+    scale_mode: str | ScaleMode = ScaleMode.BAKED,
+    num_threads: int | None = None,
+    calibration: Calibration | None = None,
+    timing: bool = False,
+) -> FusedRuntime | PlanNumpyRuntime:
+    """The runtime of ``plan``: ``backend="numba"`` (fused kernels) or ``"numpy"`` (fallback).
+
+    Raises
+    ------
+    ValueError
+        For an unknown backend or scale mode (the message lists the valid ones).
+    """
+    try:
+        mode = ScaleMode(scale_mode)
+    except ValueError:
+        valid = ", ".join(m.value for m in ScaleMode)
+        raise ValueError(f"scale_mode {scale_mode!r}: expected one of {valid}") from None
+    if backend == "numpy":
+        return PlanNumpyRuntime(plan, num_envs)
+    if backend != "numba":
+        raise ValueError(f"backend {backend!r}: expected one of {', '.join(BACKENDS)}")
+    runtime = FusedRuntime(plan, num_envs, mode, num_threads, calibration, timing)
+    runtime.warm()
+    return runtime

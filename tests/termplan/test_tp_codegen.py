@@ -1,0 +1,104 @@
+"""Code generation: golden text, dead terms absent, literals baked, runtime-scales mode."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import tp_toy
+
+from termplan.codegen import ScaleMode, generate_source, literal
+from termplan.compile import source_key
+from termplan.errors import TermPlanError
+from termplan.plan import resolve_plan
+from termplan.registry import TermRegistry
+from termplan.spec import TermCode, TermConfig, TermDefinition, TermKind, fragment
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def _check_golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("TERMPLAN_UPDATE_GOLDEN") == "1":
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), f"{name} changed; see {path}"
+
+
+@pytest.mark.parametrize("mode", list(ScaleMode))
+def test_golden_source(mode: ScaleMode) -> None:
+    """The toy plan's kernels are byte-for-byte the reviewed golden text."""
+    _check_golden(f"toy_{mode.value}.py.txt", generate_source(tp_toy.make_plan(), mode).text)
+
+
+def test_generation_is_pure() -> None:
+    """Equal plans give equal text (the text is the cache key)."""
+    assert generate_source(tp_toy.make_plan()).text == generate_source(tp_toy.make_plan()).text
+
+
+def test_zero_scale_term_is_absent() -> None:
+    """A zero-scale term leaves no code, no accumulator and no input argument."""
+    text = generate_source(tp_toy.make_plan(rate_scale=0.0)).text
+    for absent in ("rate_sum", "r_rate", "in_last", "log_2"):
+        assert absent not in text
+    assert "rate_sum" in generate_source(tp_toy.make_plan()).text
+
+
+def test_literals_are_baked() -> None:
+    """Weights are scale*dt literals and parameters appear as literals."""
+    text = generate_source(tp_toy.make_plan(sigma=0.3)).text
+    assert "rew += r_track * 0.04" in text
+    assert "/ 0.3)" in text
+    assert "scales[" not in text
+    assert "out_obs[i, 3 + j] = dq" in text
+
+
+def test_runtime_mode_reads_scales_without_branches() -> None:
+    """Runtime mode bakes the active set but reads weights from ``scales``, no ``if``."""
+    text = generate_source(tp_toy.make_plan(rate_scale=0.0), ScaleMode.RUNTIME).text
+    assert "rew += r_track * scales[0]" in text
+    assert "rew += r_pose * scales[1]" in text
+    assert "scales[2]" not in text
+    assert "if scales" not in text
+
+
+def test_literal_parameter_changes_cache_key() -> None:
+    """Changing one baked parameter changes the text and so the cache key."""
+    a = generate_source(tp_toy.make_plan(sigma=0.25)).text
+    b = generate_source(tp_toy.make_plan(sigma=0.26)).text
+    assert source_key(a) != source_key(b)
+    assert source_key(a) == source_key(generate_source(tp_toy.make_plan(sigma=0.25)).text)
+
+
+def test_shared_fragment_emitted_once() -> None:
+    """``dq`` feeds the pose reward and the obs but is computed once per joint (CSE)."""
+    text = generate_source(tp_toy.make_plan()).text
+    body = text.split("def step_serial(")[1].split("@njit")[0]
+    assert body.count("dq = in_q[i, j] - C_Q0[j]") == 1
+    assert body.count("for j in range(4):") == 1
+
+
+def test_literal_rejects_non_finite() -> None:
+    """Non-finite values cannot be baked."""
+    assert literal(0.1) == "0.1"
+    with pytest.raises(TermPlanError):
+        literal(float("nan"))
+
+
+def test_fragment_stage_order_is_checked() -> None:
+    """A fragment that ends before what it needs starts is a generation error."""
+    reg = TermRegistry("bad")
+    reg.add_fragment(fragment("late", post="late = 1.0"))
+    reg.add_fragment(fragment("early", needs=("late",), env="early = late"))
+    reg.register(
+        TermDefinition(
+            "bad.reward.x.v1",
+            TermKind.REWARD,
+            (),
+            lambda ctx: None,  # type: ignore[arg-type,return-value]
+            emit=lambda p: TermCode(needs=("early",), value="early"),
+        )
+    )
+    plan = resolve_plan(reg, [TermConfig("x", "bad.reward.x.v1")])
+    with pytest.raises(TermPlanError, match="before 'late' starts"):
+        generate_source(plan)
