@@ -1,0 +1,159 @@
+"""Constants of the G1 walk hot slice: dimensions, reward term order, reward parameters.
+
+Every path (NumPy, hand-written Numba, plan-assembled Numba) and the term-plan compiler read
+their constants from here, so a number is written exactly once. Values follow the upstream
+G1 joystick task (29-DoF ``G1WalkFlat``) and its benchmark.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Joints of the 29-DoF G1 (also the action dimension).
+NUM_DOF = 29
+#: Actor observation width: gyro 3 + gravity 3 + dof_pos 29 + dof_vel 29 + actions 29
+#: + commands 3 + gait_phase 2.
+ACTOR_DIM = 98
+#: Critic observation width: the (clean) actor layout plus the local linear velocity (3).
+CRITIC_DIM = 101
+#: Control period in seconds; the step reward is ``CTRL_DT * sum_k scale_k * term_k``.
+CTRL_DT = 0.02
+
+#: Every reward name the hand-written kernel knows, in its fixed slot order (scale slot k).
+#: Several names share one formula (``orientation``/``penalty_orientation``, ...).
+TERM_ORDER: tuple[str, ...] = (
+    "tracking_lin_vel",
+    "tracking_ang_vel",
+    "forward_progress",
+    "under_speed",
+    "lin_vel_z",
+    "orientation",
+    "penalty_orientation",
+    "ang_vel_xy",
+    "penalty_ang_vel_xy",
+    "action_rate",
+    "penalty_action_rate",
+    "base_height",
+    "pose",
+    "upper_body_pose",
+    "penalty_close_feet_xy",
+    "penalty_feet_ori",
+    "feet_phase",
+    "feet_phase_contrast",
+    "feet_phase_contact",
+    "feet_double_stance",
+    "feet_air_time",
+    "alive",
+)
+#: Slot of each reward name in :data:`TERM_ORDER`.
+TERM_INDEX: dict[str, int] = {name: k for k, name in enumerate(TERM_ORDER)}
+#: Terms the hand-written kernel has but the upstream term plan does not (the assembled path
+#: rejects a non-zero scale for them).
+HANDWRITTEN_ONLY_TERMS: tuple[str, ...] = ("penalty_close_feet_xy", "feet_air_time")
+
+#: Which formula each reward name uses (names sharing a formula share its implementation).
+TERM_FORMULA: dict[str, str] = {
+    **{name: name for name in TERM_ORDER},
+    "penalty_orientation": "orientation",
+    "penalty_ang_vel_xy": "ang_vel_xy",
+    "penalty_action_rate": "action_rate",
+    "penalty_feet_ori": "feet_ori",
+}
+
+#: Leg joints (2 x 6) come first; the remaining 17 are waist and arms.
+NUM_LEG_DOF = 12
+
+
+@dataclass(frozen=True)
+class RewardConfig:
+    """Reward and termination parameters (defaults: the sac_default benchmark profile).
+
+    Attributes
+    ----------
+    tracking_sigma:
+        Width of the velocity-tracking exponentials.
+    gait_frequency:
+        Gait frequency in Hz (the owner advances the phase; listed for completeness).
+    feet_phase_swing_height:
+        Peak swing height ``H`` of the Bezier foot trajectory, metres.
+    feet_phase_tracking_sigma:
+        Width of the foot-height tracking exponentials.
+    min_forward_speed_for_gait_reward:
+        Gait rewards are gated by ``max(v_x, 0) >= this`` (0 means always on).
+    base_height_target:
+        Target of the ``base_height`` penalty, metres.
+    min_base_height:
+        Terminate below this base height, metres.
+    max_tilt_deg:
+        Terminate when the body tilts more than this from upright, degrees.
+    close_feet_threshold:
+        Feet closer than this (xy distance) are penalised, metres.
+    """
+
+    tracking_sigma: float = 0.25
+    gait_frequency: float = 1.5
+    feet_phase_swing_height: float = 0.09
+    feet_phase_tracking_sigma: float = 0.04
+    min_forward_speed_for_gait_reward: float = 0.0
+    base_height_target: float = 0.754
+    min_base_height: float = 0.3
+    max_tilt_deg: float = 65.0
+    close_feet_threshold: float = 0.15
+
+    @property
+    def max_tilt_rad(self) -> float:
+        """The tilt limit in radians (what the termination compares against)."""
+        return float(np.radians(self.max_tilt_deg))
+
+
+def _pose_weights() -> np.ndarray:
+    legs = [0.01, 1.0, 5.0, 0.01, 5.0, 5.0] * 2
+    weights = np.array(legs + [50.0] * (NUM_DOF - NUM_LEG_DOF), dtype=np.float64)
+    weights.setflags(write=False)
+    return weights
+
+
+def _upper_body_weights(pose: np.ndarray) -> np.ndarray:
+    weights = pose.copy()
+    weights[:NUM_LEG_DOF] = 0.0
+    weights.setflags(write=False)
+    return weights
+
+
+#: ``pose`` term weights, (29,) float64 (read-only).
+POSE_WEIGHTS: np.ndarray = _pose_weights()
+#: ``upper_body_pose`` weights: :data:`POSE_WEIGHTS` with the 12 leg joints zeroed.
+UPPER_BODY_POSE_WEIGHTS: np.ndarray = _upper_body_weights(POSE_WEIGHTS)
+#: Default joint angles, (29,) float64. Zero, as in the upstream benchmark's fake env; the
+#: paths accept another vector through ``default_angles=``.
+DEFAULT_ANGLES: np.ndarray = np.zeros(NUM_DOF, dtype=np.float64)
+DEFAULT_ANGLES.setflags(write=False)
+
+
+@dataclass(frozen=True)
+class NoiseConfig:
+    """Additive observation noise ``U(-1, 1) * level * scale`` (actor observations only).
+
+    Level 0 (the default, and the benchmark's setting) means no noise: the paths ignore the
+    batch's noise arrays. The owner draws the noise (:func:`batch.draw_noise`) so every path
+    consumes the same numbers.
+    """
+
+    level: float = 0.0
+    gyro: float = 0.1
+    gravity: float = 0.05
+    joint_angle: float = 0.02
+    joint_vel: float = 0.3
+
+    def __post_init__(self) -> None:
+        for name in ("level", "gyro", "gravity", "joint_angle", "joint_vel"):
+            value = getattr(self, name)
+            if not np.isfinite(value) or value < 0:
+                raise ValueError(f"NoiseConfig.{name}: expected a finite value >= 0, got {value}")
+
+    @property
+    def enabled(self) -> bool:
+        """True when the actor observations get the noise arrays added."""
+        return self.level > 0

@@ -1,0 +1,124 @@
+"""Assembled (term-plan) G1 path: parity with the NumPy and hand-written paths, plan shape."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import assert_outputs_agree, snapshot
+
+from termplan.codegen import ScaleMode, generate_source
+from termplan.errors import TermPlanError
+from termplan.tasks import g1_walk
+from termplan.tasks.g1_walk import NoiseConfig, draw_noise, make_batch
+from termplan.tasks.g1_walk.assembled import AssembledG1Walk
+from termplan.tasks.g1_walk.profiles import OWNER_NOISE, OWNER_VARIANTS, get_profile
+from termplan.tasks.g1_walk.terms import build_plan
+
+NOISE = NoiseConfig(level=1.0, gyro=0.1, gravity=0.05, joint_angle=0.02, joint_vel=0.3)
+
+
+def _with_nans(batch: g1_walk.G1Batch) -> g1_walk.G1Batch:
+    n = batch.num_envs
+    batch.linvel[0, 0] = np.nan  # reward terms and critic obs
+    batch.gravity[n // 2, 2] = np.nan  # termination (fails closed)
+    batch.dof_pos[n - 1, 5] = np.nan  # pose + joint obs
+    return batch
+
+
+@pytest.mark.parametrize("profile", g1_walk.PROFILES)
+@pytest.mark.parametrize("mode", [m.value for m in ScaleMode])
+@pytest.mark.parametrize("num_envs", [1, 7, 512])
+def test_assembled_matches_reference_paths(profile: str, mode: str, num_envs: int) -> None:
+    """Both scale modes agree with NumPy and hand-written on log and non-log steps, NaNs too."""
+    batch = _with_nans(make_batch(num_envs, seed=num_envs))
+    hot = AssembledG1Walk(profile, num_envs, scale_mode=mode)
+    for step in (0, 1):
+        got = snapshot(hot.compute(batch, step))
+        for path in ("numpy", "handwritten"):
+            ref = g1_walk.build(profile, num_envs, path).compute(batch, step)
+            assert_outputs_agree(ref, got)
+        assert bool(got.logs) == (step == 0)
+
+
+@pytest.mark.parametrize("profile", g1_walk.PROFILES)
+def test_plan_numpy_backend_matches(profile: str) -> None:
+    """The plan's NumPy fallback agrees with the task's independent NumPy path."""
+    batch = _with_nans(make_batch(64, seed=2))
+    got = AssembledG1Walk(profile, 64, backend="numpy").compute(batch, 0)
+    assert_outputs_agree(g1_walk.build(profile, 64, "numpy").compute(batch, 0), got)
+
+
+def test_noise_parity() -> None:
+    """With noise on, the actor reads ``(x + noise) * mult`` like the reference paths."""
+    batch = make_batch(33, seed=4)
+    draw_noise(batch, np.random.default_rng(0), NOISE)
+    got = snapshot(AssembledG1Walk("sac_default", 33, noise=NOISE).compute(batch, 0))
+    assert_outputs_agree(
+        g1_walk.build("sac_default", 33, "numpy", noise=NOISE).compute(batch), got
+    )
+
+
+@pytest.mark.parametrize("variant", sorted(OWNER_VARIANTS))
+def test_owner_variants_build_on_every_path(variant: str) -> None:
+    """Every owner config (with its YAML noise) constructs and agrees on all three paths."""
+    noise = OWNER_NOISE.get(variant)
+    batch = make_batch(8, seed=1)
+    if noise is not None:
+        draw_noise(batch, np.random.default_rng(3), noise)
+    outs = {
+        path: snapshot(g1_walk.build(variant, 8, path, noise=noise).compute(batch, 0))
+        for path in g1_walk.PATHS
+    }
+    assert set(outs) == {"numpy", "handwritten", "assembled"}
+    assert_outputs_agree(outs["numpy"], outs["assembled"])
+
+
+def test_dead_terms_are_absent_from_the_kernel() -> None:
+    """sac_default's zero-scale terms (and the inputs only they read) are not in the source."""
+    text = generate_source(build_plan(get_profile("sac_default"))).text
+    for absent in (
+        "r_base_height",
+        "r_lin_vel_z",
+        "upper_sum",
+        "in_feet_air_time",
+        "in_left_contact",
+    ):
+        assert absent not in text
+    assert "rew += r_pose * -0.01" in text  # scale * ctrl_dt baked
+
+
+def test_full_supported_runs_all_22_terms() -> None:
+    """The two formerly hand-written-only terms are plan terms: full_supported has 22."""
+    plan = build_plan(get_profile("full_supported"))
+    assert len([t for t in plan.terms if t.active and t.kind.value == "reward"]) == 22
+
+
+def test_runtime_scales_curriculum() -> None:
+    """Runtime mode follows set_scale every step; baked mode refuses to change weights."""
+    batch = make_batch(16, seed=5)
+    hot = AssembledG1Walk("sac_default", 16, scale_mode="runtime")
+    hot.set_scale("pose", -2.0)
+    scales = {**get_profile("sac_default").scales, "pose": -2.0}
+    ref = g1_walk.build("sac_default", 16, "numpy", scales=scales).compute(batch, 0)
+    assert_outputs_agree(ref, snapshot(hot.compute(batch, 0)))
+    with pytest.raises(TermPlanError, match="baked"):
+        AssembledG1Walk("sac_default", 16).set_scale("pose", -2.0)
+
+
+def test_bad_inputs() -> None:
+    """A wrong batch type or array is a ValueError naming it; outputs are reused."""
+    hot = AssembledG1Walk("ppo_default", 4, num_threads=1)
+    with pytest.raises(ValueError, match="G1Batch"):
+        hot.compute({"linvel": None}, 0)  # type: ignore[arg-type]
+    batch = make_batch(4)
+    batch.linvel = batch.linvel.astype(np.float64)
+    with pytest.raises(ValueError, match="input 'linvel'"):
+        hot.compute(batch, 0)
+    good = make_batch(4)
+    assert hot.compute(good, 0).obs is hot.compute(good, 1).obs
+
+
+def test_one_parfor() -> None:
+    """The parallel kernel is a single parfor (all work of an env in one loop)."""
+    hot = AssembledG1Walk("full_supported", 64, num_threads=2)
+    assert hot.runtime.parfor_count("step_parallel") == 1

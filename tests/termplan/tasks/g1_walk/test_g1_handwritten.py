@@ -1,0 +1,44 @@
+"""The hand-written kernel's exact shortcuts equal the plain formulas they replace."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from termplan.tasks.g1_walk.handwritten import TILT_BRACKET
+from termplan.tasks.g1_walk.handwritten_kernel import LOG_STRIDE, fmod_two_pi, tilted
+
+TWO_PI = 2.0 * math.pi
+
+
+def test_fmod_two_pi_is_bit_exact() -> None:
+    rng = np.random.default_rng(0)
+    ys = np.concatenate([
+        rng.uniform(0.0, 4.0 * math.pi, 20000),
+        rng.uniform(-20.0, 60.0, 2000),
+        [0.0, -0.0, TWO_PI, np.nextafter(TWO_PI, 0), np.nextafter(TWO_PI, 10),
+         2 * TWO_PI, np.nextafter(2 * TWO_PI, 0), np.inf, -np.inf, np.nan],
+    ])  # fmt: skip
+    got = np.array([fmod_two_pi(float(y)) for y in ys])
+    with np.errstate(invalid="ignore"):
+        want = np.fmod(ys, TWO_PI)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.parametrize("max_tilt_deg", [0.0, 25.0, 65.0, 90.0, 180.0])
+def test_tilted_matches_acos_formula(max_tilt_deg) -> None:
+    limit = math.radians(max_tilt_deg)
+    c = math.cos(limit)
+    near = [c + k * 1e-12 for k in range(-3000, 3001, 7)]
+    gz = np.concatenate([np.linspace(-1.2, 1.2, 4001), near, [1.0, -1.0, np.nan]])
+    got = [tilted(float(g), limit, c - TILT_BRACKET, c + TILT_BRACKET) for g in gz]
+    with np.errstate(invalid="ignore"):
+        want = ~(np.arccos(np.clip(gz, -1.0, 1.0)) <= limit)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_log_rows_are_padded_to_whole_cache_lines() -> None:
+    assert LOG_STRIDE % 16 == 0 and LOG_STRIDE >= 22
