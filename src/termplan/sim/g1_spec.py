@@ -13,6 +13,8 @@ from typing import Final
 
 import numpy as np
 
+from termplan.tasks.motion_tracking.config import BODY_NAMES
+
 
 @dataclass(frozen=True)
 class JointSpec:
@@ -79,22 +81,7 @@ CTRL_DT: Final = 0.02
 SUBSTEPS: Final = 3
 
 #: The 14 bodies the Motion task tracks (same order as its (N, 14, .) arrays).
-TRACKED_BODIES: Final[tuple[str, ...]] = (
-    "pelvis",
-    "left_hip_roll_link",
-    "left_knee_link",
-    "left_ankle_roll_link",
-    "right_hip_roll_link",
-    "right_knee_link",
-    "right_ankle_roll_link",
-    "torso_link",
-    "left_shoulder_roll_link",
-    "left_elbow_link",
-    "left_wrist_yaw_link",
-    "right_shoulder_roll_link",
-    "right_elbow_link",
-    "right_wrist_yaw_link",
-)
+TRACKED_BODIES: Final[tuple[str, ...]] = BODY_NAMES
 
 #: Sole corners (foot frame) carrying the touch sites, four per foot.
 SOLE_CORNERS: Final[tuple[tuple[float, float], ...]] = (

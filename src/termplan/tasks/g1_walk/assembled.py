@@ -14,8 +14,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from termplan.codegen import ScaleMode
-from termplan.runtime import Calibration, FusedRuntime, make_runtime
-from termplan.tasks.base import StepOutputs, is_log_step
+from termplan.runtime import Calibration
 from termplan.tasks.g1_walk.batch import G1Batch
 from termplan.tasks.g1_walk.common import (
     TASK,
@@ -26,9 +25,10 @@ from termplan.tasks.g1_walk.common import (
 from termplan.tasks.g1_walk.config import NoiseConfig
 from termplan.tasks.g1_walk.profiles import Profile, resolve_profile
 from termplan.tasks.g1_walk.terms import build_plan
+from termplan.tasks.plan_path import PlanHotSlice
 
 
-class AssembledG1Walk:
+class AssembledG1Walk(PlanHotSlice):
     """G1 walk hot slice from a generated, plan-specific fused kernel.
 
     Options beyond the common ones: ``scale_mode`` (``"baked"`` or ``"runtime"``, the latter
@@ -38,7 +38,7 @@ class AssembledG1Walk:
     """
 
     task = TASK
-    path = "assembled"
+    batch_type = G1Batch
 
     def __init__(
         self,
@@ -59,28 +59,5 @@ class AssembledG1Walk:
         self.num_envs = check_num_envs(num_envs)
         self.noise = check_noise(noise)
         angles = check_default_angles(default_angles)
-        self.plan = build_plan(self.config, self.noise.enabled, angles)
-        self.runtime = make_runtime(
-            self.plan, self.num_envs, backend, scale_mode, num_threads, calibration, timing
-        )
-        self.num_threads = self.runtime.threads if isinstance(self.runtime, FusedRuntime) else 1
-        groups = self.runtime.outputs.groups
-        self._names = self.runtime.input_names
-        self._outputs = StepOutputs(
-            self.runtime.outputs.reward,
-            self.runtime.outputs.terminated,
-            groups["obs"],
-            groups["critic"],
-        )
-
-    def set_scale(self, name: str, scale: float) -> None:
-        """Change an active reward's weight (``scale_mode="runtime"`` or the NumPy backend)."""
-        self.runtime.set_scale(name, scale)
-
-    def compute(self, batch: G1Batch, step: int = 0) -> StepOutputs:
-        """Reward, termination, actor and critic observations of one step (reused outputs)."""
-        if not isinstance(batch, G1Batch):
-            raise ValueError(f"batch: expected a G1Batch, got {type(batch).__name__}")
-        views = tuple(getattr(batch, name) for name in self._names)
-        self._outputs.logs = self.runtime.run(views, is_log_step(step))
-        return self._outputs
+        plan = build_plan(self.config, self.noise.enabled, angles)
+        self._attach(plan, self.num_envs, backend, scale_mode, num_threads, calibration, timing)

@@ -9,14 +9,14 @@ an active term or observation reads. ``backend="numpy"`` runs the same plan in N
 from __future__ import annotations
 
 from termplan.codegen import ScaleMode
-from termplan.runtime import Calibration, FusedRuntime, make_runtime
-from termplan.tasks.base import StepOutputs, is_log_step
+from termplan.runtime import Calibration
 from termplan.tasks.motion_tracking.batch import MotionBatch
 from termplan.tasks.motion_tracking.config import NoiseConfig, Profile, resolve_profile
 from termplan.tasks.motion_tracking.terms import build_plan
+from termplan.tasks.plan_path import PlanHotSlice
 
 
-class AssembledMotionTracking:
+class AssembledMotionTracking(PlanHotSlice):
     """Motion-tracking hot slice from a generated, plan-specific fused kernel.
 
     Options: ``scale_mode`` (``"baked"``/``"runtime"``), ``backend`` (``"numba"``/
@@ -25,7 +25,7 @@ class AssembledMotionTracking:
     """
 
     task = "motion_tracking"
-    path = "assembled"
+    batch_type = MotionBatch
 
     def __init__(
         self,
@@ -45,28 +45,5 @@ class AssembledMotionTracking:
         self.profile = self._profile.name
         self.num_envs = num_envs
         self.noise = noise if noise is not None else NoiseConfig()
-        self.plan = build_plan(self._profile, self.noise.active)
-        self.runtime = make_runtime(
-            self.plan, num_envs, backend, scale_mode, num_threads, calibration, timing
-        )
-        self.num_threads = self.runtime.threads if isinstance(self.runtime, FusedRuntime) else 1
-        groups = self.runtime.outputs.groups
-        self._names = self.runtime.input_names
-        self.outputs = StepOutputs(
-            self.runtime.outputs.reward,
-            self.runtime.outputs.terminated,
-            groups["obs"],
-            groups["critic"],
-        )
-
-    def set_scale(self, name: str, scale: float) -> None:
-        """Change an active reward's weight (``scale_mode="runtime"`` or the NumPy backend)."""
-        self.runtime.set_scale(name, scale)
-
-    def compute(self, batch: MotionBatch, step: int = 0) -> StepOutputs:
-        """Run the hot slice on ``batch`` and return the reused outputs."""
-        if not isinstance(batch, MotionBatch):
-            raise ValueError(f"batch: expected a MotionBatch, got {type(batch).__name__}")
-        views = tuple(getattr(batch, name) for name in self._names)
-        self.outputs.logs = self.runtime.run(views, is_log_step(step))
-        return self.outputs
+        plan = build_plan(self._profile, self.noise.active)
+        self._attach(plan, num_envs, backend, scale_mode, num_threads, calibration, timing)
