@@ -24,6 +24,7 @@ import numba
 import numpy as np
 from numba import prange
 
+from termplan.intrinsics import fast_exp
 from termplan.kernel_options import INLINE_OPTIONS, PARALLEL_OPTIONS
 
 #: Doubles per thread row of the log scratch: 22 slots padded to a multiple of 16 (128 B),
@@ -102,8 +103,8 @@ def _base_terms_i(  # type: ignore[no-untyped-def]
     wx, wy, wz = float(gyro[i, 0]), float(gyro[i, 1]), float(gyro[i, 2])
     cx, cy, cz = float(commands[i, 0]), float(commands[i, 1]), float(commands[i, 2])
     ex, ey, ez = cx - vx, cy - vy, cz - wz
-    r = _weigh(scale, 0, math.exp(-((ex * ex + ey * ey) / sigma)), log, tid, do_log)
-    r += _weigh(scale, 1, math.exp(-((ez * ez) / sigma)), log, tid, do_log)
+    r = _weigh(scale, 0, fast_exp(-((ex * ex + ey * ey) / sigma)), log, tid, do_log)
+    r += _weigh(scale, 1, fast_exp(-((ez * ez) / sigma)), log, tid, do_log)
     forward = _max_nan(vx, 0.0)
     command = _max_nan(cx, 1e-6)
     r += _weigh(scale, 2, _min_nan(forward / command, 1.0), log, tid, do_log)
@@ -220,9 +221,9 @@ def _gait_terms_i(  # type: ignore[no-untyped-def]
     gate = 1.0 if _max_nan(float(linvel[i, 0]), 0.0) >= min_fwd else 0.0
     zl, zr = float(left_pos[i, 2]), float(right_pos[i, 2])
     el, er = zl - hl, zr - hr
-    r = _weigh(scale, 16, math.exp(-((el * el + er * er) / phase_sigma)) * gate, log, tid, do_log)
+    r = _weigh(scale, 16, fast_exp(-((el * el + er * er) / phase_sigma)) * gate, log, tid, do_log)
     c = (zl - zr) - (hl - hr)
-    r += _weigh(scale, 17, math.exp(-((c * c) / phase_sigma)) * gate, log, tid, do_log)
+    r += _weigh(scale, 17, fast_exp(-((c * c) / phase_sigma)) * gate, log, tid, do_log)
     half = 0.5 * swing
     lc, rc = left_contact[i], right_contact[i]
     timing = (1.0 if lc == (hl <= half) else 0.0) + (1.0 if rc == (hr <= half) else 0.0)

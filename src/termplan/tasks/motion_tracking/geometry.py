@@ -270,6 +270,39 @@ def quat_rotate_inverse_s(
     return quat_rotate_s(w, -x, -y, -z, vx, vy, vz)
 
 
+Mat3 = tuple[float, float, float, float, float, float, float, float, float]
+
+
+@numba.njit(**INLINE_OPTIONS)
+def quat_to_matrix_s(w: float, x: float, y: float, z: float) -> Mat3:
+    """Row-major rotation matrix ``R(q)`` of a unit quaternion (9 scalars).
+
+    Built once per env and applied to many vectors with :func:`mat_t_vec_s`, it replaces a
+    per-vector :func:`quat_rotate_inverse_s` (9 multiply-adds instead of about 18 flops).
+    """
+    return (
+        1.0 - 2.0 * (y * y + z * z),
+        2.0 * (x * y - w * z),
+        2.0 * (x * z + w * y),
+        2.0 * (x * y + w * z),
+        1.0 - 2.0 * (x * x + z * z),
+        2.0 * (y * z - w * x),
+        2.0 * (x * z - w * y),
+        2.0 * (y * z + w * x),
+        1.0 - 2.0 * (x * x + y * y),
+    )
+
+
+@numba.njit(**INLINE_OPTIONS)
+def mat_t_vec_s(m: Mat3, vx: float, vy: float, vz: float) -> tuple[float, float, float]:
+    """``R^T v`` for a row-major ``R`` from :func:`quat_to_matrix_s` (inverse rotation)."""
+    return (
+        m[0] * vx + m[3] * vy + m[6] * vz,
+        m[1] * vx + m[4] * vy + m[7] * vz,
+        m[2] * vx + m[5] * vy + m[8] * vz,
+    )
+
+
 @numba.njit(**INLINE_OPTIONS)
 def yaw_s(w: float, x: float, y: float, z: float) -> float:
     """Yaw angle ``atan2(2 (w z + x y), 1 - 2 (y**2 + z**2))``."""

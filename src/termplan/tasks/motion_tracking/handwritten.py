@@ -20,6 +20,7 @@ import numba
 import numpy as np
 from numba import prange
 
+from termplan.intrinsics import fast_exp
 from termplan.kernel_options import INLINE_OPTIONS, PARALLEL_OPTIONS
 from termplan.tasks.base import StepOutputs, is_log_step
 from termplan.tasks.motion_tracking.batch import MotionBatch, validate
@@ -42,9 +43,11 @@ from termplan.tasks.motion_tracking.config import (
     resolve_profile,
 )
 from termplan.tasks.motion_tracking.geometry import (
+    Mat3,
+    mat_t_vec_s,
     quat_angle_sq_s,
     quat_mul_s,
-    quat_rotate_inverse_s,
+    quat_to_matrix_s,
     rot6d_s,
 )
 from termplan.threads import apply_threads, max_threads
@@ -93,12 +96,15 @@ def _gz64(q: Arr, i: int, b: int) -> float:
 
 @numba.njit(**INLINE_OPTIONS)
 def _write_anchor_i(
-    m_pos: Arr, m_quat: Arr, r_pos: Arr, r_quat: Arr, actor: Arr, critic: Arr, i: int
+    m_pos: Arr, m_quat: Arr, r_pos: Arr, r_quat: Arr, rot: Mat3, actor: Arr, critic: Arr, i: int
 ) -> None:
-    """Motion anchor pose in the robot anchor frame -> actor and critic (pos 3, rot6d 6)."""
+    """Motion anchor pose in the robot anchor frame -> actor and critic (pos 3, rot6d 6).
+
+    ``rot`` is the robot anchor's rotation matrix (built once per row).
+    """
     rw, rx, ry, rz = r_quat[i, A, 0], r_quat[i, A, 1], r_quat[i, A, 2], r_quat[i, A, 3]
-    px, py, pz = quat_rotate_inverse_s(
-        rw, rx, ry, rz,
+    px, py, pz = mat_t_vec_s(
+        rot,
         m_pos[i, A, 0] - r_pos[i, A, 0],
         m_pos[i, A, 1] - r_pos[i, A, 1],
         m_pos[i, A, 2] - r_pos[i, A, 2],
@@ -149,13 +155,16 @@ def _yaw_alignment_i(m_quat: Arr, r_quat: Arr, i: int) -> tuple[float, float, fl
 
 
 @numba.njit(**INLINE_OPTIONS)
-def _robot_bodies_i(r_pos: Arr, r_quat: Arr, critic: Arr, i: int) -> None:
-    """Every robot body in the robot anchor frame -> critic body_pos / body_ori blocks."""
+def _robot_bodies_i(r_pos: Arr, r_quat: Arr, rot: Mat3, critic: Arr, i: int) -> None:
+    """Every robot body in the robot anchor frame -> critic body_pos / body_ori blocks.
+
+    ``rot`` is the anchor's rotation matrix, built once per row and applied to all bodies.
+    """
     aw, ax, ay, az = r_quat[i, A, 0], r_quat[i, A, 1], r_quat[i, A, 2], r_quat[i, A, 3]
     px0, py0, pz0 = r_pos[i, A, 0], r_pos[i, A, 1], r_pos[i, A, 2]
     for b in range(B):
-        px, py, pz = quat_rotate_inverse_s(
-            aw, ax, ay, az, r_pos[i, b, 0] - px0, r_pos[i, b, 1] - py0, r_pos[i, b, 2] - pz0
+        px, py, pz = mat_t_vec_s(
+            rot, r_pos[i, b, 0] - px0, r_pos[i, b, 1] - py0, r_pos[i, b, 2] - pz0
         )
         o = _O_BPOS + 3 * b
         critic[i, o] = px
@@ -208,7 +217,7 @@ def _vel_sq_i(m_vel: Arr, r_vel: Arr, i: int, b: int) -> float:
 @numba.njit(**INLINE_OPTIONS)
 def _body_loop_i(
     m_pos: Arr, m_quat: Arr, m_lin: Arr, m_ang: Arr, r_pos: Arr, r_quat: Arr, r_lin: Arr,
-    r_ang: Arr, is_ee: Arr, is_und: Arr, thr: Arr, critic: Arr, i: int,
+    r_ang: Arr, is_ee: Arr, is_und: Arr, thr: Arr, rot: Mat3, critic: Arr, i: int,
 ) -> tuple[float, float, float, float, float, float, bool, bool]:  # fmt: skip
     """Per-body sums of the body terms, EE/contact termination flags, critic body blocks.
 
@@ -231,7 +240,7 @@ def _body_loop_i(
             z = r_pos[i, b, 2]
             contacts += 1.0 if z < thr_contact else 0.0
             contact_fail |= not (z >= thr_contact)
-    _robot_bodies_i(r_pos, r_quat, critic, i)
+    _robot_bodies_i(r_pos, r_quat, rot, critic, i)
     return pos, ori, lin, ang, ee, contacts, ee_fail, contact_fail
 
 
@@ -302,7 +311,7 @@ def _score_i(
     """``sum_k s_k f_k`` over all 12 slots (exp kernel where ``inv_var > 0``); logs."""
     total = 0.0
     for k in range(len(values)):
-        f = math.exp(-values[k] * inv_var[k]) if inv_var[k] != 0.0 else values[k]
+        f = fast_exp(-values[k] * inv_var[k]) if inv_var[k] != 0.0 else values[k]
         w = _weighted(scale[k], f)
         total += w
         log_scratch[tid, k] += w
@@ -328,9 +337,10 @@ def motion_kernel(
         root_pos, root_ori, anchor_dz, anchor_dgz = _anchor_errors_i(
             m_pos, m_quat, r_pos, r_quat, i
         )
+        rot = quat_to_matrix_s(r_quat[i, A, 0], r_quat[i, A, 1], r_quat[i, A, 2], r_quat[i, A, 3])
         pos, ori, lin, ang, ee, contacts, ee_fail, contact_fail = _body_loop_i(
             m_pos, m_quat, m_lin, m_ang, r_pos, r_quat, r_lin, r_ang, is_ee, is_und, thr,
-            critic, i,
+            rot, critic, i,
         )  # fmt: skip
         jp, jv, rate, limit = _joint_loop_i(
             m_jpos, m_jvel, dof_pos, dof_vel, cur, last, bias, noise_jp, noise_dv,
@@ -343,7 +353,7 @@ def motion_kernel(
         reward[i] = _score_i(values, scale, inv_var, log_scratch, tid) * thr[0]
         done = not (anchor_dz <= thr[1]) or ee_fail or (on_contacts and contact_fail)
         terminated[i] = done or (check_ori and not (anchor_dgz <= thr[2]))
-        _write_anchor_i(m_pos, m_quat, r_pos, r_quat, actor, critic, i)
+        _write_anchor_i(m_pos, m_quat, r_pos, r_quat, rot, actor, critic, i)
         _write_base_i(linvel, gyro, noise_lin, noise_gyro, add_noise, tail, actor, critic, i)
 
 
