@@ -42,6 +42,11 @@ test-slow: $(STAMP)  ## pytest, slow suite only
 
 test-all: lint type test  ## everything CI runs
 
+BASE ?= HEAD
+GATE_HEAD ?= HEAD
+gate: $(STAMP)  ## perf gate locally: BASE (default HEAD) vs GATE_HEAD (default HEAD), quick, no GitHub
+	$(PY) -m perfgate.cli gate --base $(BASE) --head $(GATE_HEAD) --quick --report-dir reports/gate
+
 bench: $(STAMP)  ## hot-slice benchmark figures (JSON)
 	$(PY) -m termplan.bench hot --task g1_walk --profile sac_default --num-envs 2048,65536 \
 		--threads 1,2 --paths numpy,handwritten,assembled --json

@@ -36,6 +36,7 @@ from typing import Any
 from perfgate.errors import ConfigError
 
 INCONCLUSIVE_POLICIES = ("error", "block")
+STRADDLE_POLICIES = ("report", "error", "block")
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,11 @@ class GateConfig:
     scaling: ScalingConfig | None = None
     compile_time: str = "compile"
     parity_command: tuple[str, ...] = ("make", "test-all")
+    quick_parity_command: tuple[str, ...] | None = None
+    gate_bench: tuple[str, ...] = (".",)
+    quick_bench: tuple[str, ...] | None = None
+    max_rounds: int = 30
+    straddle: str = "report"
     fingerprint_ignore: tuple[str, ...] = ()
     resamples: int = 2000
     seed: int = 20260
@@ -132,6 +138,11 @@ _TOP_KEYS = {
     "scaling",
     "compile_time",
     "parity_command",
+    "quick_parity_command",
+    "gate_bench",
+    "quick_bench",
+    "max_rounds",
+    "straddle",
     "fingerprint_ignore",
     "resamples",
     "seed",
@@ -183,6 +194,21 @@ def _str_list(where: str, value: Any) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{where}: expected a list of strings, got {value!r}")
     return tuple(value)
+
+
+def _optional_list(where: str, value: Any) -> tuple[str, ...] | None:
+    return None if value is None else _str_list(where, value)
+
+
+def _regex_list(where: str, value: Any) -> tuple[str, ...]:
+    patterns = _str_list(where, value)
+    for i, pattern in enumerate(patterns):
+        _regex(f"{where}[{i}]", pattern)
+    return patterns
+
+
+def _optional_regexes(where: str, value: Any) -> tuple[str, ...] | None:
+    return None if value is None else _regex_list(where, value)
 
 
 def _parse_pair(index: int, data: Any) -> BaselinePair:
@@ -265,6 +291,17 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
     blocking = _str_list("tool.perfgate.blocking", data.get("blocking", ["."]))
     for i, pattern in enumerate(blocking):
         _regex(f"tool.perfgate.blocking[{i}]", pattern)
+    straddle = data.get("straddle", "report")
+    if straddle not in STRADDLE_POLICIES:
+        raise ConfigError(
+            f"tool.perfgate.straddle: expected one of {STRADDLE_POLICIES}, got {straddle!r}"
+        )
+    max_rounds = _typed("tool.perfgate.max_rounds", data.get("max_rounds", 30), int)
+    if max_rounds < min_samples:
+        raise ConfigError(
+            f"tool.perfgate.max_rounds: must be at least min_samples ({min_samples}), "
+            f"got {max_rounds}"
+        )
     return GateConfig(
         default_threshold=_threshold(
             "tool.perfgate.default_threshold", data.get("default_threshold", 0.05)
@@ -283,6 +320,13 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
         parity_command=_str_list(
             "tool.perfgate.parity_command", data.get("parity_command", ["make", "test-all"])
         ),
+        quick_parity_command=_optional_list(
+            "tool.perfgate.quick_parity_command", data.get("quick_parity_command")
+        ),
+        gate_bench=_regex_list("tool.perfgate.gate_bench", data.get("gate_bench", ["."])),
+        quick_bench=_optional_regexes("tool.perfgate.quick_bench", data.get("quick_bench")),
+        max_rounds=max_rounds,
+        straddle=straddle,
         fingerprint_ignore=_str_list(
             "tool.perfgate.fingerprint_ignore", data.get("fingerprint_ignore", [])
         ),

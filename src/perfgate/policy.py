@@ -83,10 +83,43 @@ def _row_finding(
         return GateVerdict.REGRESSION, f"{what} {label}: {row.note}"
     if v is CaseVerdict.INVALID:
         return GateVerdict.ERROR, f"{what} {label}: invalid data ({row.note})"
+    if v is CaseVerdict.INCONCLUSIVE and straddles(row, config):
+        text = f"{what} {label}: CI {row.ci_low:.3f}–{row.ci_high:.3f} straddles 1 + threshold"
+        text += f" {1 + row.threshold:.3f} with enough samples: not a stable regression"
+        return _STRADDLE[config.straddle], text
     if v is CaseVerdict.INCONCLUSIVE:
         kind = GateVerdict.ERROR if config.inconclusive == "error" else GateVerdict.REGRESSION
         return kind, f"{what} {label}: inconclusive ({row.note})"
     return None
+
+
+_STRADDLE = {
+    "report": GateVerdict.PASS,
+    "error": GateVerdict.ERROR,
+    "block": GateVerdict.REGRESSION,
+}
+
+
+def straddles(row: CaseComparison, config: GateConfig) -> bool:
+    """An inconclusive row with enough samples whose CI contains 1 + threshold.
+
+    Unlike "too few samples" (never a pass), such a case was measured as much as the budget
+    allowed and the data neither shows nor excludes a change beyond the threshold; the
+    ``straddle`` setting says what it does ("report": listed as a finding, does not block).
+    """
+    if row.verdict is not CaseVerdict.INCONCLUSIVE or row.ci_low is None or row.ci_high is None:
+        return False
+    if min(row.n_base, row.n_head) < config.min_samples:
+        return False
+    return row.ci_low <= 1.0 + row.threshold < row.ci_high
+
+
+def parity_failure_decision(parity: ParityResult) -> GateDecision:
+    """The decision when parity failed before anything was measured (exit 2, or 3 on error)."""
+    finding = _parity_finding(parity, required=True)
+    if finding is None:
+        raise ValueError(f"parity status {parity.status.value!r} is not a failure")
+    return GateDecision(finding[0], (f"{finding[0].name}: {finding[1]}",))
 
 
 def _parity_finding(parity: ParityResult | None, required: bool) -> tuple[GateVerdict, str] | None:

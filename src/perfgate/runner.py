@@ -104,11 +104,17 @@ def asv_command(inv: AsvInvocation) -> list[str]:
 
 
 def asv_environment(inv: AsvInvocation, base: Mapping[str, str]) -> dict[str, str]:
-    """The child environment: the export's ``src`` first on PYTHONPATH, then ``inv.env``."""
+    """The child environment: the export's ``src`` first on the path, then ``inv.env``.
+
+    asv 0.6 drops PYTHONPATH from its benchmark processes unless ``ASV_PYTHONPATH`` is set
+    (asv/environment.py, asv/benchmark.py); without it the suites would import the installed
+    package instead of the commit's export, and base and head would measure the same code.
+    """
     env = dict(base)
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(inv.source / "src"), env.get("PYTHONPATH", "")) if p
     )
+    env["ASV_PYTHONPATH"] = env["PYTHONPATH"]
     env.update(inv.env)
     return env
 

@@ -1,0 +1,368 @@
+"""`perfgate gate`: measure base and head now, decide, report, exit with the verdict.
+
+    perfgate gate --base REV --head REV [--bench REGEX ...] [--quick] [--budget-minutes M]
+        [--report-dir DIR] [--config PYPROJECT] [--repo DIR] [--work-dir DIR]
+        [--machine NAME] [--post --pr N]
+
+Runs locally with no GitHub and no server: parity at head, interleaved asv rounds of base
+and head (B,H then H,B; one asv process per side and round), sequential extra rounds for
+undecided cases while the budget lasts, an independent confirmation re-run of flagged cases,
+then prints the markdown report and writes report.md, report.html and verdict.json into
+``--report-dir`` (default ``reports/gate``; an earlier report there is moved to
+``previous/<time>/``, never overwritten).
+
+Exit codes: 0 pass, 1 stable regression (or a benchmark failing at head), 2 parity failure,
+3 error or refused comparison (unknown revision, asv failing, corrupt results, machine
+fingerprint changed, too few samples). An error is never a pass.
+
+Inconclusive cases at the end of the budget: too few samples is an error (exit 3); a case
+with at least ``min_samples`` rounds whose CI straddles 1 + threshold is listed as a finding
+and does not block (``straddle = "report"`` in ``[tool.perfgate]``), because it is not a
+*stable* regression.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import shlex
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from perfgate import gate, machine, policy, render, runner, store
+from perfgate.config import GateConfig, load_config
+from perfgate.errors import UserError
+from perfgate.verdict import GateVerdict
+
+REPORT_FILES = ("report.md", "report.html", "verdict.json")
+QUICK_BUDGET_MIN = 5.0
+FULL_BUDGET_MIN = 90.0
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register the ``gate`` subcommand."""
+    p = subparsers.add_parser(
+        "gate",
+        help="measure base and head with asv, decide, report (exit 0/1/2/3)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--base", required=True, help="base revision (any git revision)")
+    p.add_argument("--head", required=True, help="head revision (any git revision)")
+    p.add_argument("--bench", action="append", help="asv --bench regex (repeatable)")
+    p.add_argument("--quick", action="store_true", help="quick grid and parity subset")
+    p.add_argument("--budget-minutes", type=float, help="time budget of the measurement")
+    p.add_argument("--report-dir", default="reports/gate", help="default: reports/gate")
+    p.add_argument("--config", help="pyproject.toml with [tool.perfgate] (default: repo's)")
+    p.add_argument("--repo", default=".", help="git repository (default: current directory)")
+    p.add_argument("--work-dir", help="exports, rounds, noise floors (default: REPO/.perfgate)")
+    p.add_argument("--machine", help="asv machine name (default: from the fingerprint)")
+    p.add_argument("--post", action="store_true", help="post the report (needs --pr)")
+    p.add_argument("--pr", type=int, help="pull request number for --post")
+    p.set_defaults(func=run_from_args)
+
+
+@dataclass(frozen=True)
+class GateOptions:
+    """Parsed command-line options of one gate run."""
+
+    base: str
+    head: str
+    bench: tuple[str, ...] = ()
+    quick: bool = False
+    budget_minutes: float | None = None
+    report_dir: Path = Path("reports/gate")
+    config: Path | None = None
+    repo: Path = Path(".")
+    work_dir: Path | None = None
+    machine: str | None = None
+    post: bool = False
+    pr: int | None = None
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """The I/O seams tests replace: asv side runner, fingerprint, poster, output."""
+
+    side_runner: gate.SideRunner = gate.asv_side
+    fingerprint: Callable[[machine.PinPlan], machine.Fingerprint] = field(
+        default=lambda plan: machine.collect_fingerprint(plan=plan, window=0.5)
+    )
+    register_machine: Callable[[str], None] = field(
+        default=lambda name: runner.ensure_asv_machine(name, os.environ)
+    )
+    write: Callable[[str], None] = print
+    log: Callable[[str], None] = field(
+        default=lambda text: print(f"perfgate gate: {text}", file=sys.stderr, flush=True)
+    )
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    """argparse -> `run`."""
+    if args.post and args.pr is None:
+        raise UserError("--post needs --pr N")
+    opts = GateOptions(
+        base=args.base,
+        head=args.head,
+        bench=tuple(args.bench or ()),
+        quick=args.quick,
+        budget_minutes=args.budget_minutes,
+        report_dir=Path(args.report_dir),
+        config=Path(args.config) if args.config else None,
+        repo=Path(args.repo),
+        work_dir=Path(args.work_dir) if args.work_dir else None,
+        machine=args.machine,
+        post=args.post,
+        pr=args.pr,
+    )
+    return run(opts)
+
+
+def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
+    """Run the gate; every failure to decide becomes an ERROR report and exit 3."""
+    hooks = hooks or Hooks()
+    try:
+        report = _gate(opts, hooks)
+    except (UserError, runner.RunnerError, OSError) as exc:
+        hooks.log(f"error: {exc}")
+        report = _error_report(opts, str(exc))
+    markdown = render.render_markdown(report)
+    hooks.write(markdown)
+    try:
+        write_reports(opts.report_dir, report, markdown)
+    except (UserError, OSError) as exc:
+        hooks.log(f"error: cannot write the report to {opts.report_dir}: {exc}")
+        return GateVerdict.ERROR.exit_code
+    code = report.decision.exit_code
+    if opts.post:
+        code = _post(opts, report, code)
+    return code
+
+
+def _post(opts: GateOptions, report: render.Report, code: int) -> int:
+    from perfgate import post_cmd
+
+    assert opts.pr is not None
+    posted = post_cmd.run(pr=opts.pr, report_dir=opts.report_dir, sha=report.head)
+    return code if posted == 0 or code != 0 else GateVerdict.ERROR.exit_code
+
+
+# --------------------------------------------------------------------------------------------
+# The run
+# --------------------------------------------------------------------------------------------
+
+
+def _repo_root(path: Path) -> Path:
+    proc = runner.run_process(["git", "rev-parse", "--show-toplevel"], path, os.environ, 60.0)
+    if proc.returncode != 0:
+        raise UserError(f"{path}: not inside a git repository ({proc.tail.strip()[-200:]})")
+    return Path(proc.tail.strip().splitlines()[-1])
+
+
+def _benchmark_dir(repo: Path, template: Path) -> Path:
+    if not template.is_file():
+        raise UserError(f"{template}: asv configuration not found")
+    lines = [ln for ln in template.read_text().splitlines() if not ln.lstrip().startswith("//")]
+    try:
+        conf = json.loads("\n".join(lines))
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{template}: invalid JSON ({exc})") from None
+    return repo / str(conf.get("benchmark_dir", "benchmarks"))
+
+
+def _selection(opts: GateOptions, config: GateConfig) -> tuple[str, ...]:
+    if opts.bench:
+        return opts.bench
+    if opts.quick and config.quick_bench:
+        return config.quick_bench
+    return config.gate_bench
+
+
+def _budget_s(opts: GateOptions) -> float:
+    minutes = opts.budget_minutes
+    if minutes is None:
+        minutes = QUICK_BUDGET_MIN if opts.quick else FULL_BUDGET_MIN
+    if minutes <= 0:
+        raise UserError(f"--budget-minutes: expected a positive number, got {minutes}")
+    return 60.0 * minutes
+
+
+def build_settings(
+    opts: GateOptions, config: GateConfig, plan: machine.PinPlan, machine_name: str
+) -> gate.GateSettings:
+    """Resolve revisions, export both commits and fix the selection, budget and run folder."""
+    repo = _repo_root(opts.repo)
+    work = opts.work_dir or repo / gate.WORK_DIR
+    base = _resolve(repo, opts.base)
+    head = _resolve(repo, opts.head)
+    exports = work / "exports"
+    template = repo / "asv.conf.json"
+    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    return gate.GateSettings(
+        repo=repo,
+        base=base,
+        head=head,
+        base_source=runner.export_commit(repo, base, exports),
+        head_source=runner.export_commit(repo, head, exports),
+        config=config,
+        asv_template=template,
+        benchmark_dir=_benchmark_dir(repo, template),
+        machine=machine_name,
+        bench=_selection(opts, config),
+        run_dir=work / "runs" / f"{stamp}-{base[:8]}-{head[:8]}",
+        budget_s=_budget_s(opts),
+        env=dict(plan.env),
+        prefix=plan.prefix,
+    )
+
+
+def _resolve(repo: Path, rev: str) -> str:
+    try:
+        return runner.git_resolve(repo, rev)
+    except runner.RunnerError as exc:
+        raise UserError(str(exc)) from None
+
+
+def load_gate_config(opts: GateOptions) -> GateConfig:
+    """``--config``, else the repository's pyproject.toml (required either way)."""
+    if opts.config is not None:
+        return load_config(opts.config)
+    return load_config(_repo_root(opts.repo) / "pyproject.toml")
+
+
+def _gate(opts: GateOptions, hooks: Hooks) -> render.Report:
+    config = load_gate_config(opts)
+    plan = gate.pin_plan()
+    fp_start = hooks.fingerprint(plan)
+    machine_name = opts.machine or gate.machine_id(fp_start)
+    s = build_settings(opts, config, plan, machine_name)
+    hooks.log(f"base {s.base[:12]} head {s.head[:12]} machine {machine_name}; run dir {s.run_dir}")
+    parity = gate.run_parity(s, gate.parity_command(config, opts.quick))
+    hooks.log(f"parity: {parity.status.value}")
+    if parity.status is not policy.ParityStatus.PASSED:
+        decision = policy.parity_failure_decision(parity)
+        return _report(opts, s, decision, None, parity, None, ())
+    hooks.register_machine(machine_name)
+    noise_file = gate.newest_noise_file(s.run_dir.parent.parent, machine_name)
+    floors = gate.read_floors(noise_file)
+    measurer = gate.Measurer(s, fp_start.to_dict(), hooks.side_runner)
+    measured = gate.measure(measurer, floors, hooks.log)
+    fp_end = hooks.fingerprint(plan)
+    analysis = gate.analyse(measured, config, floors)
+    environment = policy.EnvironmentCheck(
+        gate.comparable_fingerprint(fp_start),
+        gate.comparable_fingerprint(fp_end),
+        config.fingerprint_ignore,
+    )
+    decision = policy.decide(
+        analysis.rows, analysis.variants, config,
+        parity=parity, parity_required=True, environment=environment,
+    )  # fmt: skip
+    notes = _notes(s, measured, noise_file, plan)
+    return _report(opts, s, decision, analysis, parity, environment, notes)
+
+
+def _notes(
+    s: gate.GateSettings,
+    measured: gate.Measured,
+    noise_file: Path | None,
+    plan: machine.PinPlan,
+) -> tuple[str, ...]:
+    rounds = (
+        f"rounds: {measured.main_rounds} main ({measured.extra_rounds} extra for undecided "
+        f"cases), {measured.confirm_rounds} confirmation; order alternates B,H / H,B"
+    )
+    if measured.budget_exhausted:
+        rounds += f"; the {s.budget_s / 60:.1f}-minute budget ran out with cases undecided"
+    floors = f"noise floors: {noise_file}" if noise_file else "noise floors: none calibrated"
+    pin = f"pinning: cpus {machine.format_cpulist(plan.cpus)}, memory {plan.memory_policy}"
+    pin += f", prefix {shlex.join(plan.prefix) or '(none)'}"
+    samples = "samples: " + ", ".join(str(p) for p in measured.sample_files)
+    env_note = "environment: fingerprint at the start (base column) and end (head column)"
+    return (f"configuration: {s.config.source}", rounds, floors, pin, samples, env_note)
+
+
+def _command(opts: GateOptions, base: str, head: str) -> str:
+    argv = ["perfgate", "gate", "--base", base, "--head", head]
+    for regex in opts.bench:
+        argv += ["--bench", regex]
+    if opts.quick:
+        argv.append("--quick")
+    if opts.budget_minutes is not None:
+        argv += ["--budget-minutes", f"{opts.budget_minutes:g}"]
+    if opts.config is not None:
+        argv += ["--config", str(opts.config)]
+    if opts.machine is not None:
+        argv += ["--machine", opts.machine]
+    return shlex.join(argv)
+
+
+def _report(
+    opts: GateOptions,
+    s: gate.GateSettings,
+    decision: policy.GateDecision,
+    analysis: gate.Analysis | None,
+    parity: policy.ParityResult,
+    environment: policy.EnvironmentCheck | None,
+    notes: Sequence[str],
+) -> render.Report:
+    return render.Report(
+        decision=decision,
+        config=s.config,
+        base=s.base,
+        head=s.head,
+        machine=s.machine,
+        command=_command(opts, s.base, s.head),
+        rows=analysis.rows if analysis else (),
+        variants=analysis.variants if analysis else (),
+        scaling=analysis.scaling if analysis else (),
+        variant_scaling=analysis.variant_scaling if analysis else (),
+        compile_rows=analysis.compile_rows if analysis else (),
+        parity=parity,
+        environment=environment,
+        notes=tuple(notes),
+    )
+
+
+def _error_report(opts: GateOptions, message: str) -> render.Report:
+    decision = policy.GateDecision(GateVerdict.ERROR, (f"ERROR: {message}",))
+    return render.Report(
+        decision=decision,
+        config=GateConfig(),
+        base=opts.base,
+        head=opts.head,
+        machine=opts.machine or "unknown",
+        command=_command(opts, opts.base, opts.head),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Report files
+# --------------------------------------------------------------------------------------------
+
+
+def write_reports(folder: Path, report: render.Report, markdown: str) -> None:
+    """Write report.md, report.html, verdict.json; an earlier report is moved aside first."""
+    _archive_previous(folder)
+    store.write_text_atomic(folder / "report.md", markdown)
+    store.write_text_atomic(folder / "report.html", render.render_html(report))
+    data = render.verdict_json(report)
+    store.write_text_atomic(
+        folder / "verdict.json", json.dumps(data, indent=1, sort_keys=True) + "\n"
+    )
+
+
+def _archive_previous(folder: Path) -> None:
+    existing = [folder / n for n in REPORT_FILES if (folder / n).exists()]
+    if not existing:
+        return
+    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    target = folder / "previous" / stamp
+    target.mkdir(parents=True)
+    for path in existing:
+        os.replace(path, target / path.name)

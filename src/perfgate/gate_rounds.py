@@ -1,0 +1,207 @@
+"""Pure bookkeeping of a gate's measurement rounds (no I/O).
+
+A *round* runs the selected cases once for each side, back to back, alternating which side
+goes first (B,H then H,B) so that position in the round cancels out. This module turns the
+rounds into the perfgate sample-file document (``store`` format) and into `Measurement`s, and
+holds the sequential rules: which cases need more rounds, which go to confirmation, and how to
+select exactly those cases with asv's ``--bench`` regexes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from perfgate import compare, store
+from perfgate.compare import CaseComparison, Measurement, VariantComparison
+from perfgate.config import GateConfig
+from perfgate.store import CaseKey
+from perfgate.verdict import CaseVerdict
+
+SIDES = ("base", "head")
+Samples = tuple[float, ...] | None  # None: the case failed (or timed out) on that side
+
+
+def round_order(index: int) -> tuple[str, str]:
+    """Side order of round ``index``: base first on even rounds, head first on odd rounds."""
+    return ("base", "head") if index % 2 == 0 else ("head", "base")
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round: per side, the samples of every case that ran (skipped cases are absent)."""
+
+    index: int
+    phase: str
+    order: tuple[str, str]
+    base: Mapping[CaseKey, Samples]
+    head: Mapping[CaseKey, Samples]
+    seconds: float = 0.0
+
+    def side(self, name: str) -> Mapping[CaseKey, Samples]:
+        """The samples of side ``name`` ("base" or "head")."""
+        return self.base if name == "base" else self.head
+
+
+@dataclass
+class RoundLog:
+    """All rounds of one phase ("main" or "confirm") of a gate run."""
+
+    phase: str
+    rounds: list[Round] = field(default_factory=list)
+
+    @property
+    def paired_keys(self) -> list[CaseKey]:
+        """Cases that ran on both sides in at least one round."""
+        keys = {k for r in self.rounds for k in r.base if k in r.head}
+        return sorted(keys, key=compare.natural_key)
+
+    def one_sided(self, side: str) -> dict[CaseKey, Measurement]:
+        """Cases seen only on ``side`` in every round they ran (NEW / REMOVED cases)."""
+        other = "head" if side == "base" else "base"
+        keys = {k for r in self.rounds for k in r.side(side)}
+        keys -= {k for r in self.rounds for k in r.side(other)}
+        out: dict[CaseKey, Measurement] = {}
+        for key in keys:
+            runs = [r.side(side)[key] for r in self.rounds if key in r.side(side)]
+            out[key] = _measurement(key, runs)
+        return out
+
+
+def _measurement(key: CaseKey, runs: Sequence[Samples]) -> Measurement:
+    if any(r is None for r in runs):
+        return Measurement(key, (), failed=True)
+    kept = tuple(r for r in runs if r is not None)
+    return Measurement(key, tuple(s for r in kept for s in r), rounds=kept)
+
+
+def samples_document(
+    log: RoundLog, base: str, head: str, fingerprint: Mapping[str, Any], created_at: str
+) -> dict[str, Any]:
+    """The ``perfgate-samples`` v1 document of ``log`` (paired cases only, see `store`)."""
+    rounds = []
+    for rnd in log.rounds:
+        cases = [
+            {
+                "benchmark": key.benchmark,
+                "params": dict(key.params),
+                "base": None if rnd.base[key] is None else list(rnd.base[key] or ()),
+                "head": None if rnd.head[key] is None else list(rnd.head[key] or ()),
+            }
+            for key in sorted(set(rnd.base) & set(rnd.head), key=compare.natural_key)
+        ]
+        rounds.append({"order": list(rnd.order), "phase": rnd.phase, "cases": cases})
+    return {
+        "api_version": store.SAMPLES_API_VERSION,
+        "kind": store.SAMPLES_KIND,
+        "created_at": created_at,
+        "fingerprint": dict(fingerprint),
+        "base": base,
+        "head": head,
+        "unit": "seconds",
+        "rounds": rounds,
+    }
+
+
+def measurements(
+    log: RoundLog, base: str, head: str
+) -> tuple[dict[CaseKey, Measurement], dict[CaseKey, Measurement]]:
+    """(base, head) measurements: paired rounds from the sample document, plus one-sided."""
+    doc = samples_document(log, base, head, {}, "")
+    paired_base, paired_head = compare.measurements_from_samples(store.parse_samples(doc))
+    base_m = {**log.one_sided("base"), **paired_base}
+    head_m = {**log.one_sided("head"), **paired_head}
+    return base_m, head_m
+
+
+def first_rounds(log: RoundLog, count: int) -> RoundLog:
+    """The first ``count`` rounds (they ran every case, so head cases pair among themselves)."""
+    return RoundLog(log.phase, log.rounds[:count])
+
+
+# --------------------------------------------------------------------------------------------
+# Sequential rules
+# --------------------------------------------------------------------------------------------
+
+
+def undecided(rows: Iterable[CaseComparison], config: GateConfig) -> list[CaseKey]:
+    """Blocking cases that more rounds could settle (Pinpoint's UNKNOWN -> more attempts).
+
+    That is INCONCLUSIVE cases, and likely improvements whose q is not yet small. Cases that
+    failed, are invalid, new or removed are decided already; a version mismatch cannot be
+    fixed by measuring more.
+    """
+    out = []
+    for row in rows:
+        if not row.blocking:
+            continue
+        if row.verdict is CaseVerdict.INCONCLUSIVE and "version differs" not in row.note:
+            out.append(row.key)
+        elif _improvement_pending(row, config):
+            out.append(row.key)
+    return out
+
+
+def _improvement_pending(row: CaseComparison, config: GateConfig) -> bool:
+    """CI wholly below 1/(1 + threshold) but q not yet small: more rounds can confirm it."""
+    if row.verdict is not CaseVerdict.UNCHANGED or row.ci_high is None or row.q is None:
+        return False
+    return row.ci_high < 1.0 / (1.0 + row.threshold) and row.q >= config.alpha
+
+
+def flagged(rows: Iterable[CaseComparison]) -> list[CaseKey]:
+    """Cases flagged slower or faster (before confirmation): they get an independent re-run."""
+    wanted = (CaseVerdict.REGRESSED, CaseVerdict.IMPROVED)
+    return [r.key for r in rows if r.verdict in wanted]
+
+
+def flagged_variant_cases(
+    variants: Iterable[VariantComparison], head_keys: Iterable[CaseKey]
+) -> list[CaseKey]:
+    """Head cases behind blocking variant rows flagged slower (variant and baseline side)."""
+    keys = list(head_keys)
+    out: list[CaseKey] = []
+    for v in variants:
+        if not v.row.blocking or v.row.verdict is not CaseVerdict.REGRESSED:
+            continue
+        sides = (v.pair.variant, v.pair.baseline)
+        out += [
+            k
+            for k in keys
+            if k.without(v.pair.param) == v.row.key and k.param(v.pair.param) in sides
+        ]
+    return out
+
+
+def case_names(benchmarks: Mapping[str, Any]) -> dict[CaseKey, str]:
+    """CaseKey -> asv's selection name ``bench(repr1, repr2)`` from ``benchmarks.json`` data.
+
+    asv matches ``--bench`` regexes against these names (parameter reprs joined by ", "),
+    so an anchored, escaped name selects exactly one parameter combination.
+    """
+    out: dict[CaseKey, str] = {}
+    for name, entry in benchmarks.items():
+        if name == "version" or not isinstance(entry, dict):
+            continue
+        params = entry.get("params") or []
+        names = entry.get("param_names") or []
+        if not params:
+            out[CaseKey(name)] = name
+            continue
+        for combo in itertools.product(*params):
+            items = tuple((n, store.param_text(v)) for n, v in zip(names, combo, strict=True))
+            out[CaseKey(name, items)] = f"{name}({', '.join(combo)})"
+    return out
+
+
+def selection_regexes(keys: Iterable[CaseKey], names: Mapping[CaseKey, str]) -> list[str]:
+    """Anchored regexes that select exactly ``keys`` (a key without a name is a KeyError)."""
+    out = []
+    for key in sorted(set(keys), key=compare.natural_key):
+        if key not in names:
+            raise KeyError(f"{key.label()}: not in benchmarks.json; cannot select it")
+        out.append("^" + re.escape(names[key]) + "$")
+    return out

@@ -1,0 +1,158 @@
+"""Fakes for gate tests: a tiny git repository and a side runner that "measures" its code.
+
+The fake side runner reads ``speed.json`` from the side's exported commit, so a slowdown is a
+committed code change, just as with asv: ``{"case-name": {"factor": 1.2, "fail": false}}``.
+Samples are drawn with a seeded RNG around ``factor`` x 1 ms with 1% noise.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from perfgate import gate, gate_rounds, machine
+from perfgate.gate_cmd import Hooks
+from perfgate.store import CaseKey
+
+BENCH = "suite.Kernel.time_run"
+CASES = {
+    "a": CaseKey(BENCH, (("path", "numpy"), ("n", "8"))),
+    "b": CaseKey(BENCH, (("path", "handwritten"), ("n", "8"))),
+    "c": CaseKey(BENCH, (("path", "assembled"), ("n", "8"))),
+}
+BENCHMARKS_JSON = {
+    "version": 2,
+    BENCH: {
+        "params": [["'numpy'", "'handwritten'", "'assembled'"], ["8"]],
+        "param_names": ["path", "n"],
+        "unit": "seconds",
+        "type": "time",
+        "version": "1",
+    },
+}
+CONFIG = """
+[tool.perfgate]
+default_threshold = 0.05
+min_samples = 6
+max_rounds = 10
+confirm = true
+blocking = ['^suite\\.']
+parity_command = ["{python}", "-c", "pass"]
+
+[[tool.perfgate.baseline]]
+param = "path"
+variant = "assembled"
+baseline = "handwritten"
+reference = "numpy"
+"""
+ASV_CONF = {"version": 1, "project": "tiny", "repo": ".", "benchmark_dir": "benchmarks"}
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run git with a fixed identity in ``repo``."""
+    out = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return out.stdout.strip()
+
+
+def commit_speed(repo: Path, speeds: Mapping[str, Mapping[str, object]], message: str) -> str:
+    """Write ``speed.json`` and commit it; return the SHA."""
+    (repo / "speed.json").write_text(json.dumps(speeds))
+    git(repo, "add", "-A")
+    git(repo, "commit", "--allow-empty", "-qm", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def make_repo(root: Path, config: str = CONFIG) -> Path:
+    """A git repo with pyproject.toml, asv.conf.json, benchmarks/ and a first commit."""
+    repo = root / "repo"
+    (repo / "benchmarks").mkdir(parents=True)
+    (repo / "benchmarks" / "__init__.py").write_text("")
+    (repo / "pyproject.toml").write_text(config)
+    (repo / "asv.conf.json").write_text(json.dumps(ASV_CONF))
+    git(repo, "init", "-q", "-b", "main")
+    commit_speed(repo, {}, "base")
+    return repo
+
+
+class FakeSides:
+    """A `gate.SideRunner`: samples from ``speed.json`` of the side's export; counts calls."""
+
+    def __init__(self, seed: int = 1, kill_after: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.calls: list[tuple[str, int]] = []
+        self.kill_after = kill_after
+
+    def __call__(
+        self, settings: gate.GateSettings, side: str, round_dir: Path, bench: Sequence[str]
+    ) -> dict[CaseKey, tuple[float, ...] | None]:
+        if self.kill_after is not None and len(self.calls) >= self.kill_after:
+            raise KeyboardInterrupt
+        source = settings.base_source if side == "base" else settings.head_source
+        speeds = json.loads((source / "speed.json").read_text())
+        round_dir.mkdir(parents=True, exist_ok=True)
+        (round_dir / "benchmarks.json").write_text(json.dumps(BENCHMARKS_JSON))
+        self.calls.append((side, len(bench)))
+        names = gate_rounds.case_names(BENCHMARKS_JSON)
+        out: dict[CaseKey, tuple[float, ...] | None] = {}
+        for name, key in CASES.items():
+            if not any(re.search(b, names[key]) for b in bench):
+                continue
+            spec = speeds.get(name, {})
+            if spec.get("fail"):
+                out[key] = None
+                continue
+            factor = float(spec.get("factor", 1.0))
+            noise = self.rng.normal(0.0, 0.01, 5)
+            out[key] = tuple(float(1e-3 * factor * (1 + e)) for e in noise)
+        return out
+
+
+def fingerprint(**changes: object) -> machine.Fingerprint:
+    """A fixed fingerprint (the fields the gate compares), optionally changed."""
+    data: dict[str, object] = {
+        "cpu_model": "Test CPU",
+        "cores": 2,
+        "logical_cpus": 2,
+        "smt": False,
+        "numa": {"0": "0-1"},
+        "governor": "performance",
+        "turbo": "off",
+        "thp": "madvise",
+        "kernel": "6.0",
+        "affinity": "0-1",
+        "memory_policy": "none",
+        "threading_layer": "omp",
+        "num_threads": 2,
+        "versions": {"python": "3.11", "numba": "0.68.1"},
+    }
+    data.update(changes)
+    return machine.Fingerprint.from_dict(data)
+
+
+def hooks(
+    sides: FakeSides, out: list[str], fingerprints: Sequence[machine.Fingerprint] | None = None
+) -> Hooks:
+    """Hooks with the fake side runner, fixed fingerprints and captured output."""
+    prints = list(fingerprints or [fingerprint(), fingerprint()])
+
+    def next_fp(_plan: machine.PinPlan) -> machine.Fingerprint:
+        return prints.pop(0) if len(prints) > 1 else prints[0]
+
+    return Hooks(
+        side_runner=sides,
+        fingerprint=next_fp,
+        register_machine=lambda _name: None,
+        write=out.append,
+        log=lambda _text: None,
+    )

@@ -1,0 +1,80 @@
+"""`perfgate calibrate`: A/A rounds -> a new noise file per run; the gate reads the newest."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from gate_fakes import CASES, FakeSides, hooks, make_repo
+
+from perfgate import calibrate_cmd, gate, gate_cmd, stats, store
+from perfgate.gate_cmd import GateOptions
+
+
+def test_window_ratios_known_values() -> None:
+    """Windows of 2 rounds over 3 rounds: two pooled-median ratios."""
+    base = [(1.0, 1.0), (2.0, 2.0), (1.0, 1.0)]
+    head = [(1.0, 1.0), (2.0, 2.0), (2.0, 2.0)]
+    assert calibrate_cmd.window_ratios(base, head, 2) == [1.0, pytest.approx(4 / 3)]
+    with pytest.raises(ValueError, match="window"):
+        calibrate_cmd.window_ratios(base, head, 4)
+
+
+def test_calibrate_writes_new_file_each_time(tmp_path: Path) -> None:
+    """Two calibrations: two files, never overwritten; floors are noise_floor of windows."""
+    repo = make_repo(tmp_path)
+    opts = GateOptions(base="HEAD", head="HEAD", repo=repo)
+    out: list[str] = []
+    assert calibrate_cmd.run(opts, 8, hooks(FakeSides(), out)) == 0
+    assert calibrate_cmd.run(opts, 8, hooks(FakeSides(seed=2), out)) == 0
+    folder = next((repo / ".perfgate" / "noise").iterdir())
+    files = sorted(folder.glob("*.json"))
+    assert len(files) == 2
+    floors = store.read_noise_floors(files[-1])
+    assert set(floors) == set(CASES.values())
+    assert all(0.0 <= f < 0.05 for f in floors.values())  # 1% noise, pooled over 6 rounds
+    doc = json.loads(files[-1].read_text())
+    assert doc["window"] == 6 and doc["cases"][0]["pairs"] == 3
+    assert gate.newest_noise_file(repo / ".perfgate", folder.name) == files[-1]
+
+
+def test_floor_raises_gate_threshold(tmp_path: Path) -> None:
+    """A stored floor above the configured threshold becomes the case's threshold."""
+    repo = make_repo(tmp_path)
+    out: list[str] = []
+    fake = hooks(FakeSides(), out)
+    opts = GateOptions(base="HEAD", head="HEAD", repo=repo, report_dir=repo / "out")
+    machine_id = gate.machine_id(fake.fingerprint(gate.pin_plan()))
+    key = CASES["b"]
+    doc = {
+        "api_version": 1,
+        "kind": "perfgate-noise",
+        "machine": machine_id,
+        "cases": [{"benchmark": key.benchmark, "params": dict(key.params), "noise_floor": 0.2}],
+    }
+    store.write_noise_floors_atomic(gate.noise_dir(repo / ".perfgate", machine_id) / "1.json", doc)
+    assert gate_cmd.run(opts, fake) == 0
+    cases = json.loads((repo / "out" / "verdict.json").read_text())["cases"]
+    thresholds = {c["params"]["path"]: c["threshold"] for c in cases}
+    assert thresholds == {"assembled": 0.05, "handwritten": 0.2, "numpy": 0.05}
+
+
+def test_too_few_rounds_is_error(tmp_path: Path) -> None:
+    """Fewer rounds than min_samples cannot calibrate: exit 3, nothing written."""
+    repo = make_repo(tmp_path)
+    opts = GateOptions(base="HEAD", head="HEAD", repo=repo)
+    assert calibrate_cmd.run(opts, 3, hooks(FakeSides(), [])) == 3
+    assert not (repo / ".perfgate" / "noise").exists()
+
+
+def test_noise_floor_matches_stats() -> None:
+    """case_floor uses stats.noise_floor on the window ratios."""
+    from perfgate.compare import Measurement
+
+    key = CASES["a"]
+    base = Measurement(key, (1.0,) * 4, rounds=((1.0,),) * 4)
+    head = Measurement(key, (1.0, 1.1, 1.0, 0.9), rounds=((1.0,), (1.1,), (1.0,), (0.9,)))
+    floor = calibrate_cmd.case_floor(base, head, 2)
+    ratios = calibrate_cmd.window_ratios(base.rounds, head.rounds, 2)  # type: ignore[arg-type]
+    assert floor.noise_floor == stats.noise_floor(ratios) and floor.windows == 3

@@ -1,0 +1,82 @@
+"""`perfgate gate` for real: git exports + asv 0.6 rounds on a throwaway repo with a tiny suite.
+
+A few asv invocations (3 rounds x 2 sides) of a trivial parameterized benchmark; no timing is
+asserted, only that the whole chain (export, per-round asv config, --set-commit-hash,
+--record-samples, result reading, pairing, report files) yields exit 0 for A/A and exit 3
+for an unknown revision.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from gate_fakes import git
+
+from perfgate import cli
+
+CONFIG = """
+[tool.perfgate]
+default_threshold = 0.5
+min_samples = 3
+max_rounds = 3
+confirm = false
+parity_command = ["{python}", "-c", "import tinypkg"]
+"""
+SUITE = """
+import tinypkg
+
+
+class Tiny:
+    params = [[200, 400]]
+    param_names = ["n"]
+    number = 50
+    repeat = 3
+    warmup_time = 0.0
+
+    def time_work(self, n):
+        tinypkg.work(n)
+"""
+
+
+@pytest.fixture
+def tiny_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # private ~/.asv-machine.json
+    (tmp_path / "home").mkdir()
+    repo = tmp_path / "repo"
+    (repo / "src" / "tinypkg").mkdir(parents=True)
+    (repo / "src" / "tinypkg" / "__init__.py").write_text(
+        "def work(n):\n    return sum(range(n))\n"
+    )
+    (repo / "benchmarks").mkdir()
+    (repo / "benchmarks" / "__init__.py").write_text("")
+    (repo / "benchmarks" / "bench_tiny.py").write_text(SUITE)
+    conf = {"version": 1, "project": "tiny", "repo": ".", "benchmark_dir": "benchmarks"}
+    conf |= {"environment_type": "virtualenv", "branches": ["main"]}
+    (repo / "asv.conf.json").write_text(json.dumps(conf))
+    (repo / "pyproject.toml").write_text(CONFIG)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "tiny")
+    return repo
+
+
+def test_gate_with_real_asv(tiny_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A/A through real asv: exit 0, both cases compared with 3 paired rounds."""
+    out = tiny_repo / "out"
+    argv = ["gate", "--base", "HEAD", "--head", "HEAD", "--repo", str(tiny_repo)]
+    code = cli.main([*argv, "--report-dir", str(out), "--machine", "tinybox"])
+    printed = capsys.readouterr()
+    assert code == 0, printed.err[-3000:]
+    verdict = json.loads((out / "verdict.json").read_text())
+    assert verdict["verdict"] == "pass"
+    assert sorted(c["params"]["n"] for c in verdict["cases"]) == ["200", "400"]
+    assert all(c["paired"] and c["n_head"] == 3 for c in verdict["cases"])
+    assert "perfgate PASS" in printed.out
+
+
+def test_unknown_revision_with_real_repo(tiny_repo: Path) -> None:
+    """An unknown revision exits 3 before anything runs."""
+    argv = ["gate", "--base", "nope", "--head", "HEAD", "--repo", str(tiny_repo)]
+    assert cli.main([*argv, "--report-dir", str(tiny_repo / "out")]) == 3

@@ -1,0 +1,195 @@
+"""`perfgate gate` end to end with a fake side runner on a throwaway git repository."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from gate_fakes import CASES, FakeSides, commit_speed, fingerprint, hooks, make_repo
+
+from perfgate import cli, gate_cmd, post_cmd, store
+from perfgate.gate_cmd import GateOptions
+
+
+def _opts(repo: Path, base: str, head: str, **kw: object) -> GateOptions:
+    return GateOptions(base=base, head=head, repo=repo, report_dir=repo / "out", **kw)  # type: ignore[arg-type]
+
+
+def _verdict(repo: Path) -> dict:
+    return json.loads((repo / "out" / "verdict.json").read_text())
+
+
+def _run(repo: Path, base: str, head: str, sides: FakeSides | None = None, **kw: object) -> int:
+    out: list[str] = []
+    code = gate_cmd.run(_opts(repo, base, head, **kw), hooks(sides or FakeSides(), out))
+    assert out and out[0].startswith("<!-- perfgate-report -->")
+    return code
+
+
+def test_aa_passes_and_writes_contract(tmp_path: Path) -> None:
+    """HEAD against itself: exit 0; report files readable by `perfgate post`."""
+    repo = make_repo(tmp_path)
+    sides = FakeSides()
+    assert _run(repo, "HEAD", "HEAD", sides) == 0
+    posted = post_cmd.read_report(repo / "out")
+    assert (posted.verdict, posted.exit_code) == ("pass", 0)
+    verdict = _verdict(repo)
+    assert verdict["command"].startswith("perfgate gate --base ")
+    assert {c["verdict"] for c in verdict["cases"]} == {"unchanged"}
+    assert [s for s, _ in sides.calls[:4]] == ["base", "head", "head", "base"]  # B,H / H,B
+
+
+def test_sample_files_complete_and_checkpoints(tmp_path: Path) -> None:
+    """Every round leaves a checkpoint marked incomplete; the final file is complete."""
+    repo = make_repo(tmp_path)
+    assert _run(repo, "HEAD", "HEAD") == 0
+    run_dir = next((repo / ".perfgate" / "runs").iterdir())
+    final = json.loads((run_dir / "main-samples.json").read_text())
+    assert final["complete"] is True and len(final["rounds"]) == 6
+    progress = sorted(run_dir.glob("main-progress-*.json"))
+    assert len(progress) == 6
+    assert json.loads(progress[0].read_text())["complete"] is False
+    run = store.read_samples(run_dir / "main-samples.json")
+    assert set(run.cases) == set(CASES.values())
+    assert run.orders[:2] == (("base", "head"), ("head", "base"))
+
+
+def test_stable_regression_blocks_and_names_case(tmp_path: Path) -> None:
+    """A committed 20% slowdown of one case: exit 1, that case named, confirmed by a re-run."""
+    repo = make_repo(tmp_path)
+    base = commit_speed(repo, {}, "again")
+    head = commit_speed(repo, {"b": {"factor": 1.2}}, "slow b")
+    sides = FakeSides()
+    assert _run(repo, base, head, sides) == 1
+    verdict = _verdict(repo)
+    regressed = [c for c in verdict["cases"] if c["verdict"] == "regressed"]
+    assert [c["params"]["path"] for c in regressed] == ["handwritten"]
+    assert regressed[0]["note"] == "confirmed by re-run"
+    assert "path=handwritten" in verdict["reasons"][0]
+    assert any(n == 1 for _, n in sides.calls)  # confirmation selected just that case
+
+
+def test_improvement_passes_and_is_reported(tmp_path: Path) -> None:
+    """A faster head passes (exit 0) and the improvement is confirmed and reported."""
+    repo = make_repo(tmp_path)
+    base = commit_speed(repo, {"b": {"factor": 1.3}}, "slow")
+    head = commit_speed(repo, {}, "fast again")
+    assert _run(repo, base, head) == 0
+    improved = [c for c in _verdict(repo)["cases"] if c["verdict"] == "improved"]
+    assert [c["params"]["path"] for c in improved] == ["handwritten"]
+
+
+def test_variant_slower_than_baseline_blocks(tmp_path: Path) -> None:
+    """assembled 30% slower than handwritten at head: the baseline map blocks (exit 1)."""
+    repo = make_repo(tmp_path)
+    sha = commit_speed(repo, {"c": {"factor": 1.3}}, "slow variant at both sides")
+    assert _run(repo, sha, sha) == 1
+    variants = _verdict(repo)["variants"]
+    assert [v["verdict"] for v in variants] == ["regressed"]
+
+
+def test_failure_at_head_blocks(tmp_path: Path) -> None:
+    """A benchmark failing at head is a regression (failed_blocks), named in the reasons."""
+    repo = make_repo(tmp_path)
+    base = commit_speed(repo, {}, "ok")
+    head = commit_speed(repo, {"a": {"fail": True}}, "broken")
+    assert _run(repo, base, head) == 1
+    assert "path=numpy" in _verdict(repo)["reasons"][0]
+
+
+def test_unknown_revision_is_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An unknown revision: exit 3, the revision named, an error verdict written."""
+    repo = make_repo(tmp_path)
+    assert _run(repo, "HEAD", "no-such-rev") == 3
+    verdict = _verdict(repo)
+    assert verdict["verdict"] == "error" and "no-such-rev" in verdict["reasons"][0]
+
+
+def test_parity_failure_exit_2_with_failing_tests(tmp_path: Path) -> None:
+    """A failing parity command blocks before measuring (exit 2) and names the failing test."""
+    failing = '["{python}", "-c", "import sys; print(\'FAILED tests/t.py::test_x\'); sys.exit(1)"]'
+    config = make_repo_config(failing)
+    repo = make_repo(tmp_path, config)
+    sides = FakeSides()
+    assert _run(repo, "HEAD", "HEAD", sides) == 2
+    assert not sides.calls
+    assert "tests/t.py::test_x" in _verdict(repo)["reasons"][0]
+
+
+def make_repo_config(parity: str) -> str:
+    """The fake config with another parity command."""
+    from gate_fakes import CONFIG
+
+    return CONFIG.replace(
+        'parity_command = ["{python}", "-c", "pass"]', f"parity_command = {parity}"
+    )
+
+
+def test_fingerprint_change_is_refused(tmp_path: Path) -> None:
+    """A changed machine fingerprint during the run: exit 3 naming the key."""
+    repo = make_repo(tmp_path)
+    out: list[str] = []
+    prints = [fingerprint(), fingerprint(governor="powersave")]
+    code = gate_cmd.run(_opts(repo, "HEAD", "HEAD"), hooks(FakeSides(), out, prints))
+    assert code == 3
+    assert "governor" in _verdict(repo)["reasons"][0]
+
+
+def test_asv_failing_is_error(tmp_path: Path) -> None:
+    """asv leaving no results (here: an empty round directory) is exit 3 with a message."""
+    repo = make_repo(tmp_path)
+
+    def broken(settings, side, round_dir, bench):  # type: ignore[no-untyped-def]
+        from perfgate import gate, runner
+
+        round_dir.mkdir(parents=True)
+        return gate.read_side(
+            round_dir, settings.machine, settings.base, runner.ProcessOutcome(1, "boom")
+        )
+
+    out: list[str] = []
+    code = gate_cmd.run(_opts(repo, "HEAD", "HEAD"), hooks(broken, out))  # type: ignore[arg-type]
+    assert code == 3
+    reason = _verdict(repo)["reasons"][0]
+    assert "asv produced no usable results" in reason and "boom" in reason
+
+
+def test_killed_run_leaves_no_complete_file(tmp_path: Path) -> None:
+    """Killed after 5 side runs: checkpoints exist, none reads as complete, no final file."""
+    repo = make_repo(tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        _run(repo, "HEAD", "HEAD", FakeSides(kill_after=5))
+    run_dir = next((repo / ".perfgate" / "runs").iterdir())
+    assert not (run_dir / "main-samples.json").exists()
+    docs = [json.loads(p.read_text()) for p in run_dir.glob("main-progress-*.json")]
+    assert len(docs) == 2 and all(d["complete"] is False for d in docs)
+    assert not list(run_dir.glob("*.tmp"))
+
+
+def test_second_run_archives_previous_report(tmp_path: Path) -> None:
+    """Reports are never overwritten: the earlier one moves to previous/<time>/."""
+    repo = make_repo(tmp_path)
+    assert _run(repo, "HEAD", "HEAD") == 0
+    assert _run(repo, "HEAD", "HEAD") == 0
+    previous = list((repo / "out" / "previous").iterdir())
+    assert len(previous) == 1 and (previous[0] / "verdict.json").is_file()
+
+
+def test_cli_usage_errors_exit_3(tmp_path: Path) -> None:
+    """Missing --head, a bad budget or --post without --pr are errors (3), never 2."""
+    assert cli.main(["gate", "--base", "HEAD"]) == 3
+    assert cli.main(["gate", "--base", "HEAD", "--head", "HEAD", "--post"]) == 3
+    repo = make_repo(tmp_path)
+    assert _run(repo, "HEAD", "HEAD", budget_minutes=-1.0) == 3
+
+
+def test_post_failure_turns_pass_into_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--post --pr N without GitHub credentials: the report is written, exit 3 (not 0)."""
+    for name in ("GITHUB_TOKEN", "GITHUB_REPOSITORY", "GITHUB_SHA"):
+        monkeypatch.delenv(name, raising=False)
+    repo = make_repo(tmp_path)
+    assert _run(repo, "HEAD", "HEAD", post=True, pr=7) == 3
+    assert _verdict(repo)["verdict"] == "pass"

@@ -1,0 +1,107 @@
+"""Pure round bookkeeping: order, sample documents, measurements, selection, sequential rules."""
+
+from __future__ import annotations
+
+import re
+
+from perfgate import gate_rounds, store
+from perfgate.compare import CaseComparison
+from perfgate.config import GateConfig
+from perfgate.gate_rounds import Round, RoundLog
+from perfgate.store import CaseKey
+from perfgate.verdict import CaseVerdict
+
+A = CaseKey("s.t", (("path", "numpy"), ("n", "8")))
+B = CaseKey("s.t", (("path", "handwritten"), ("n", "8")))
+NEW = CaseKey("s.t", (("path", "assembled"), ("n", "8")))
+
+
+def _log() -> RoundLog:
+    log = RoundLog("main")
+    for i in range(3):
+        base = {A: (1.0, 1.1), B: (2.0,)}
+        head = {A: (1.2, 1.3), B: None if i == 2 else (2.0,), NEW: (0.5,)}
+        log.rounds.append(Round(i, "main", gate_rounds.round_order(i), base, head))
+    return log
+
+
+def test_round_order_alternates() -> None:
+    """B,H then H,B, repeating."""
+    assert [gate_rounds.round_order(i) for i in range(3)] == [
+        ("base", "head"),
+        ("head", "base"),
+        ("base", "head"),
+    ]
+
+
+def test_samples_document_is_valid_store_format() -> None:
+    """The document parses with store.parse_samples; failed rounds are null; orders kept."""
+    doc = gate_rounds.samples_document(_log(), "b" * 40, "h" * 40, {"cpu": "x"}, "now")
+    run = store.parse_samples(doc)
+    assert run.orders == (("base", "head"), ("head", "base"), ("base", "head"))
+    assert run.cases[A].head_rounds == ((1.2, 1.3),) * 3
+    assert run.cases[B].failed_head and not run.cases[B].failed_base
+    assert NEW not in run.cases  # only on one side: not a pair
+
+
+def test_measurements_paired_and_one_sided() -> None:
+    """Paired cases get rounds; a head-only case is a head measurement without base."""
+    base, head = gate_rounds.measurements(_log(), "b", "h")
+    assert head[A].rounds == ((1.2, 1.3),) * 3 and base[A].n == 3
+    assert head[B].failed and not base[B].failed
+    assert NEW in head and NEW not in base and head[NEW].n == 3
+
+
+def test_selection_regexes_match_asv_names_exactly() -> None:
+    """Anchored, escaped names select one combination (asv matches `name(reprs)`)."""
+    bench = {
+        "version": 2,
+        "s.t": {
+            "params": [["'numpy'", "'handwritten'"], ["8", "16"]],
+            "param_names": ["path", "n"],
+        },
+        "s.plain": {"params": [], "param_names": []},
+    }
+    names = gate_rounds.case_names(bench)
+    assert names[A] == "s.t('numpy', 8)" and names[CaseKey("s.plain")] == "s.plain"
+    regexes = gate_rounds.selection_regexes([A], names)
+    candidates = ["s.t('numpy', 8)", "s.t('numpy', 16)", "s.t('handwritten', 8)"]
+    assert [c for c in candidates if any(re.search(r, c) for r in regexes)] == ["s.t('numpy', 8)"]
+
+
+def _row(verdict: CaseVerdict, **kw: object) -> CaseComparison:
+    return CaseComparison(A, verdict, 0.05, True, **kw)  # type: ignore[arg-type]
+
+
+def test_undecided_and_flagged() -> None:
+    """Inconclusive and pending improvements get rounds; flags go to confirmation."""
+    cfg = GateConfig()
+    rows = [
+        _row(CaseVerdict.INCONCLUSIVE, note="CI reaches above"),
+        _row(CaseVerdict.INCONCLUSIVE, note="benchmark version differs between sides"),
+        _row(CaseVerdict.UNCHANGED, ci_low=0.8, ci_high=0.9, q=0.09),
+        _row(CaseVerdict.UNCHANGED, ci_low=0.97, ci_high=1.01, q=0.9),
+        CaseComparison(B, CaseVerdict.INCONCLUSIVE, 0.05, False),
+    ]
+    assert gate_rounds.undecided(rows, cfg) == [A, A]
+    flagged = [_row(CaseVerdict.REGRESSED), _row(CaseVerdict.IMPROVED), _row(CaseVerdict.FAILED)]
+    assert gate_rounds.flagged(flagged) == [A, A]
+
+
+def test_parity_command_resolution() -> None:
+    """{python} is substituted; make gets the running venv and never rebuilds it."""
+    from perfgate.gate import resolve_command
+
+    assert resolve_command(["{python}", "-m", "pytest"], "/v/bin/python") == [
+        "/v/bin/python",
+        "-m",
+        "pytest",
+    ]
+    assert resolve_command(["make", "test-all"], "/v/bin/python") == [
+        "make",
+        "-o",
+        "/v/.installed",
+        "test-all",
+        "VENV=/v",
+        "PYTHON=/v/bin/python",
+    ]
