@@ -161,11 +161,16 @@ def flagged(rows: Iterable[CaseComparison]) -> list[CaseKey]:
 def flagged_variant_cases(
     variants: Iterable[VariantComparison], head_keys: Iterable[CaseKey]
 ) -> list[CaseKey]:
-    """Head cases behind blocking variant rows flagged slower (variant and baseline side)."""
+    """Head cases behind blocking variant rows flagged slower or faster (both sides).
+
+    A faster variant is re-run too: otherwise the report could only say "= same" for a
+    variant that beats its baseline, which is the question the pairing exists to answer.
+    """
     keys = list(head_keys)
     out: list[CaseKey] = []
+    flagged_verdicts = (CaseVerdict.REGRESSED, CaseVerdict.IMPROVED)
     for v in variants:
-        if not v.row.blocking or v.row.verdict is not CaseVerdict.REGRESSED:
+        if not v.row.blocking or v.row.verdict not in flagged_verdicts:
             continue
         sides = (v.pair.variant, v.pair.baseline)
         out += [

@@ -105,3 +105,25 @@ def test_parity_command_resolution() -> None:
         "VENV=/v",
         "PYTHON=/v/bin/python",
     ]
+
+
+def test_flagged_variant_cases_rerun_slower_and_faster_variants() -> None:
+    """Both a slower and a faster blocking variant send its two head cases to confirmation."""
+    from perfgate.compare import CaseComparison, VariantComparison
+    from perfgate.config import BaselinePair
+    from perfgate.gate_rounds import flagged_variant_cases
+    from perfgate.store import CaseKey
+    from perfgate.verdict import CaseVerdict
+
+    pair = BaselinePair("path", "assembled", "handwritten")
+    group = CaseKey("hot.t", (("n", "8"),))
+    heads = [CaseKey("hot.t", (("n", "8"), ("path", p))) for p in ("assembled", "handwritten")]
+    heads.append(CaseKey("hot.t", (("n", "8"), ("path", "numpy"))))
+
+    def variant(verdict: CaseVerdict, blocking: bool = True) -> VariantComparison:
+        return VariantComparison(pair, CaseComparison(group, verdict, 0.05, blocking))
+
+    for verdict in (CaseVerdict.REGRESSED, CaseVerdict.IMPROVED):
+        assert set(flagged_variant_cases([variant(verdict)], heads)) == set(heads[:2])
+    assert flagged_variant_cases([variant(CaseVerdict.UNCHANGED)], heads) == []
+    assert flagged_variant_cases([variant(CaseVerdict.IMPROVED, blocking=False)], heads) == []
