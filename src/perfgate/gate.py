@@ -263,6 +263,17 @@ def _interim(
     return compare.compare_runs(base_m, head_m, cfg, noise_floors=floors)
 
 
+def _undecided_variants(
+    log: RoundLog, settings: GateSettings, floors: Mapping[CaseKey, float], known: set[CaseKey]
+) -> list[CaseKey]:
+    """Head cases of variant-vs-baseline rows still undecided (e.g. a likely improvement)."""
+    cfg = replace(settings.config, confirm=False)
+    _, head_m = gate_rounds.measurements(log, settings.base, settings.head)
+    variants = compare.compare_variants(head_m, cfg, noise_floors=floors)
+    cases = gate_rounds.undecided_variant_cases(variants, head_m, cfg)
+    return [k for k in dict.fromkeys(cases) if k not in known]
+
+
 def run_main_phase(
     m: Measurer, floors: Mapping[CaseKey, float], log: Callable[[str], None]
 ) -> tuple[RoundLog, int, bool]:
@@ -277,6 +288,7 @@ def run_main_phase(
     extra, exhausted = 0, False
     while len(main.rounds) < cfg.max_rounds:
         todo = gate_rounds.undecided(_interim(main, m.settings, floors), cfg)
+        todo += _undecided_variants(main, m.settings, floors, set(todo))
         if not todo:
             break
         if not m.can_afford(main, len(todo)):

@@ -158,6 +158,22 @@ def flagged(rows: Iterable[CaseComparison]) -> list[CaseKey]:
     return [r.key for r in rows if r.verdict in wanted]
 
 
+def variant_head_cases(
+    variants: Iterable[VariantComparison], head_keys: Iterable[CaseKey]
+) -> list[CaseKey]:
+    """The head cases (variant and baseline side) behind each of ``variants``' rows."""
+    keys = list(head_keys)
+    out: list[CaseKey] = []
+    for v in variants:
+        sides = (v.pair.variant, v.pair.baseline)
+        out += [
+            k
+            for k in keys
+            if k.without(v.pair.param) == v.row.key and k.param(v.pair.param) in sides
+        ]
+    return out
+
+
 def flagged_variant_cases(
     variants: Iterable[VariantComparison], head_keys: Iterable[CaseKey]
 ) -> list[CaseKey]:
@@ -166,19 +182,18 @@ def flagged_variant_cases(
     A faster variant is re-run too: otherwise the report could only say "= same" for a
     variant that beats its baseline, which is the question the pairing exists to answer.
     """
-    keys = list(head_keys)
-    out: list[CaseKey] = []
     flagged_verdicts = (CaseVerdict.REGRESSED, CaseVerdict.IMPROVED)
-    for v in variants:
-        if not v.row.blocking or v.row.verdict not in flagged_verdicts:
-            continue
-        sides = (v.pair.variant, v.pair.baseline)
-        out += [
-            k
-            for k in keys
-            if k.without(v.pair.param) == v.row.key and k.param(v.pair.param) in sides
-        ]
-    return out
+    chosen = [v for v in variants if v.row.blocking and v.row.verdict in flagged_verdicts]
+    return variant_head_cases(chosen, head_keys)
+
+
+def undecided_variant_cases(
+    variants: Iterable[VariantComparison], head_keys: Iterable[CaseKey], config: GateConfig
+) -> list[CaseKey]:
+    """Head cases behind variant rows that more rounds could settle (as :func:`undecided`)."""
+    rows = list(variants)
+    pending = set(undecided((v.row for v in rows), config))
+    return variant_head_cases([v for v in rows if v.row.key in pending], head_keys)
 
 
 def case_names(benchmarks: Mapping[str, Any]) -> dict[CaseKey, str]:

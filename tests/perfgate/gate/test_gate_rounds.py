@@ -127,3 +127,26 @@ def test_flagged_variant_cases_rerun_slower_and_faster_variants() -> None:
         assert set(flagged_variant_cases([variant(verdict)], heads)) == set(heads[:2])
     assert flagged_variant_cases([variant(CaseVerdict.UNCHANGED)], heads) == []
     assert flagged_variant_cases([variant(CaseVerdict.IMPROVED, blocking=False)], heads) == []
+
+
+def test_undecided_variant_cases_get_more_rounds() -> None:
+    """A likely-faster variant whose q is not yet small sends its head cases to more rounds."""
+    from perfgate.compare import CaseComparison, VariantComparison
+    from perfgate.config import BaselinePair, GateConfig
+    from perfgate.gate_rounds import undecided_variant_cases
+    from perfgate.store import CaseKey
+    from perfgate.verdict import CaseVerdict
+
+    pair = BaselinePair("path", "assembled", "handwritten")
+    group = CaseKey("hot.t", (("n", "8"),))
+    heads = [CaseKey("hot.t", (("n", "8"), ("path", p))) for p in ("assembled", "handwritten")]
+    pending = CaseComparison(
+        group, CaseVerdict.UNCHANGED, 0.05, True, ratio=0.6, ci_low=0.58, ci_high=0.6, q=0.06
+    )
+    settled = CaseComparison(
+        group, CaseVerdict.UNCHANGED, 0.05, True, ratio=1.0, ci_low=0.99, ci_high=1.01, q=0.9
+    )
+    cfg = GateConfig()
+    got = undecided_variant_cases([VariantComparison(pair, pending)], heads, cfg)
+    assert set(got) == set(heads)
+    assert undecided_variant_cases([VariantComparison(pair, settled)], heads, cfg) == []
