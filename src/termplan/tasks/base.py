@@ -8,6 +8,7 @@ this API.
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -18,6 +19,18 @@ PATHS: tuple[str, ...] = ("numpy", "handwritten", "assembled")
 
 #: Per-term reward logs are produced on steps where ``step % LOG_EVERY == 0`` (upstream: 4).
 LOG_EVERY = 4
+
+
+def available_paths(assembled_module: str) -> tuple[str, ...]:
+    """A task's paths: NumPy and hand-written always, "assembled" once its module exists.
+
+    Checked with ``find_spec`` (no import), so asv can benchmark commits that predate the
+    assembled path with today's suites.
+    """
+    paths: tuple[str, ...] = ("numpy", "handwritten")
+    if importlib.util.find_spec(assembled_module) is not None:
+        paths += ("assembled",)
+    return paths
 
 
 def is_log_step(step: int) -> bool:

@@ -9,12 +9,11 @@ module is present, ``assembled`` (the term-plan kernel). All share the batch
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import inspect
 from collections.abc import Mapping
 from typing import Any
 
-from termplan.tasks.base import HotSlice
+from termplan.tasks.base import HotSlice, available_paths
 from termplan.tasks.g1_walk.batch import G1Batch, draw_noise, make_batch, validate
 from termplan.tasks.g1_walk.config import NoiseConfig, RewardConfig
 from termplan.tasks.g1_walk.handwritten import HandwrittenG1Walk
@@ -30,15 +29,8 @@ from termplan.tasks.g1_walk.profiles import (
 ASSEMBLED_MODULE = "termplan.tasks.g1_walk.assembled"
 
 
-def _available_paths() -> tuple[str, ...]:
-    paths: tuple[str, ...] = ("numpy", "handwritten")
-    if importlib.util.find_spec(ASSEMBLED_MODULE) is not None:
-        paths += ("assembled",)
-    return paths
-
-
 #: Paths this task implements ("assembled" only once its module exists).
-PATHS: tuple[str, ...] = _available_paths()
+PATHS: tuple[str, ...] = available_paths(ASSEMBLED_MODULE)
 
 __all__ = [
     "OWNER_VARIANTS",

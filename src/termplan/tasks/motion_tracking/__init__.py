@@ -9,10 +9,9 @@ kernel). All take ``(profile, num_envs, num_threads=None, noise=None)`` and retu
 from __future__ import annotations
 
 import importlib
-import importlib.util
 from typing import Any
 
-from termplan.tasks.base import HotSlice
+from termplan.tasks.base import HotSlice, available_paths
 from termplan.tasks.motion_tracking.batch import MotionBatch, draw_noise, make_batch, validate
 from termplan.tasks.motion_tracking.config import (
     OWNER_VARIANTS,
@@ -30,15 +29,8 @@ _ASSEMBLED_MODULE = "termplan.tasks.motion_tracking.assembled"
 PROFILES: tuple[str, ...] = tuple(_PROFILE_TABLE)
 
 
-def _available_paths() -> tuple[str, ...]:
-    paths: tuple[str, ...] = ("numpy", "handwritten")
-    if importlib.util.find_spec(_ASSEMBLED_MODULE) is not None:
-        paths += ("assembled",)
-    return paths
-
-
 #: Paths this task implements ("assembled" only when its module is present).
-PATHS: tuple[str, ...] = _available_paths()
+PATHS: tuple[str, ...] = available_paths(_ASSEMBLED_MODULE)
 
 __all__ = [
     "OWNER_VARIANTS",
