@@ -10,8 +10,12 @@ Three comparisons share one core (`compare_pairs`):
 Decision rule for a tested case (time ratio r = head/base, threshold t, FDR level alpha):
 
 * flagged slower when CI low > 1 + t and q < alpha; flagged faster when CI high < 1/(1 + t)
-  and q < alpha. A flagged case is REGRESSED/IMPROVED only if the confirmation run agrees
-  (same rule on the re-run) or confirmation is switched off; otherwise INCONCLUSIVE.
+  and q < alpha. A flagged case is REGRESSED/IMPROVED only if the confirmation run agrees or
+  confirmation is switched off; otherwise INCONCLUSIVE. The re-run *agrees* when it replicates
+  the finding on its own data: its ratio is beyond the threshold in the same direction, its CI
+  excludes 1 and its q (over the flagged set) is below alpha. The main run already bounds the
+  effect from below (CI beyond 1 + t); the re-run guards against a one-off (a burst of load
+  that hit one side), so asking its CI to clear the threshold as well would only cost power.
 * UNCHANGED when CI high <= 1 + t (a slowdown beyond the threshold is implausible);
   otherwise INCONCLUSIVE (the data cannot exclude a regression).
 * fewer than ``min_samples`` replication units (rounds when paired, else samples) on a side:
@@ -249,8 +253,39 @@ def _confirmations(
     qs = stats.benjamini_hochberg([t.p for t in tested.values()])
     agree = {key: False for key in flagged}
     for (key, t), q in zip(tested.items(), qs, strict=True):
-        agree[key] = _flag(t, float(q), rows[key].threshold, config.alpha) is flagged[key]
+        interval = (t.ci_low, t.ci_high)
+        found = replicates(t.ratio, interval, float(q), rows[key].threshold, config.alpha)
+        agree[key] = found is flagged[key]
     return agree
+
+
+def replicates(
+    ratio: float, ci: tuple[float, float], q: float, threshold: float, alpha: float
+) -> CaseVerdict | None:
+    """The direction a confirmation re-run replicates, or None (see the module docstring)."""
+    if q >= alpha:
+        return None
+    if ratio > 1.0 + threshold and ci[0] > 1.0:
+        return CaseVerdict.REGRESSED
+    if ratio < 1.0 / (1.0 + threshold) and ci[1] < 1.0:
+        return CaseVerdict.IMPROVED
+    return None
+
+
+def confirmation_pending(row: CaseComparison, direction: CaseVerdict, alpha: float) -> bool:
+    """True while more re-run rounds could still replicate ``direction`` for ``row``.
+
+    Pending = not replicated yet, and the re-run's CI still reaches an effect of threshold
+    size in that direction. Rows without statistics (too few samples) are pending too.
+    """
+    if row.ratio is None or row.ci_low is None or row.ci_high is None or row.q is None:
+        return row.verdict is CaseVerdict.INCONCLUSIVE
+    ci = (row.ci_low, row.ci_high)
+    if replicates(row.ratio, ci, row.q, row.threshold, alpha) is direction:
+        return False
+    if direction is CaseVerdict.REGRESSED:
+        return row.ci_high > 1.0 + row.threshold
+    return row.ci_low < 1.0 / (1.0 + row.threshold)
 
 
 def _blank_row(pair: CasePair, config: GateConfig, blocking: bool) -> CaseComparison:

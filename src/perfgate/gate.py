@@ -29,6 +29,7 @@ from perfgate.config import GateConfig
 from perfgate.errors import ResultFileError, UserError
 from perfgate.gate_rounds import Round, RoundLog, Samples
 from perfgate.store import CaseKey
+from perfgate.verdict import CaseVerdict
 
 WORK_DIR = ".perfgate"
 
@@ -247,6 +248,7 @@ class Measured:
     head: dict[CaseKey, Measurement]
     head_variants: dict[CaseKey, Measurement]
     confirm: tuple[dict[CaseKey, Measurement], dict[CaseKey, Measurement]] | None
+    confirm_head_variants: dict[CaseKey, Measurement] | None
     main_rounds: int
     confirm_rounds: int
     extra_rounds: int
@@ -268,10 +270,19 @@ def _undecided_variants(
 ) -> list[CaseKey]:
     """Head cases of variant-vs-baseline rows still undecided (e.g. a likely improvement)."""
     cfg = replace(settings.config, confirm=False)
-    _, head_m = gate_rounds.measurements(log, settings.base, settings.head)
-    variants = compare.compare_variants(head_m, cfg, noise_floors=floors)
+    variants, head_m = _interim_variants(log, settings, floors)
     cases = gate_rounds.undecided_variant_cases(variants, head_m, cfg)
     return [k for k in dict.fromkeys(cases) if k not in known]
+
+
+def _interim_variants(
+    log: RoundLog, settings: GateSettings, floors: Mapping[CaseKey, float]
+) -> tuple[list[VariantComparison], dict[CaseKey, Measurement]]:
+    """Variant rows (no confirmation) over the round-aligned head data of ``log``."""
+    cfg = replace(settings.config, confirm=False)
+    aligned = gate_rounds.variant_aligned(log, cfg.baselines)
+    _, head_m = gate_rounds.measurements(aligned, settings.base, settings.head)
+    return compare.compare_variants(head_m, cfg, noise_floors=floors), head_m
 
 
 def run_main_phase(
@@ -301,26 +312,62 @@ def run_main_phase(
     return main, extra, exhausted
 
 
+@dataclass(frozen=True)
+class ConfirmTargets:
+    """What the confirmation re-runs: flagged rows and their direction, and the cases to run."""
+
+    rows: Mapping[CaseKey, CaseVerdict]
+    variants: Mapping[CaseKey, CaseVerdict]
+    cases: tuple[CaseKey, ...]
+
+
 def _confirm_targets(
     main: RoundLog, settings: GateSettings, floors: Mapping[CaseKey, float]
-) -> list[CaseKey]:
-    cfg = replace(settings.config, confirm=False)
+) -> ConfirmTargets:
     rows = _interim(main, settings, floors)
-    _, head_m = gate_rounds.measurements(
-        gate_rounds.first_rounds(main, settings.config.min_samples), settings.base, settings.head
-    )
-    variants = compare.compare_variants(head_m, cfg, noise_floors=floors)
+    variants, head_m = _interim_variants(main, settings, floors)
     keys = gate_rounds.flagged(rows) + gate_rounds.flagged_variant_cases(variants, head_m)
-    return sorted(set(keys), key=compare.natural_key)
+    flagged_rows = set(gate_rounds.flagged(rows))
+    flagged_variants = set(gate_rounds.flagged(v.row for v in variants if v.row.blocking))
+    return ConfirmTargets(
+        rows={r.key: r.verdict for r in rows if r.key in flagged_rows},
+        variants={v.row.key: v.row.verdict for v in variants if v.row.key in flagged_variants},
+        cases=tuple(sorted(set(keys), key=compare.natural_key)),
+    )
+
+
+def _confirm_pending(
+    log: RoundLog,
+    settings: GateSettings,
+    floors: Mapping[CaseKey, float],
+    targets: ConfirmTargets,
+) -> list[CaseKey]:
+    """Target cases whose re-run has neither replicated nor ruled out its flag yet."""
+    alpha = settings.config.alpha
+    rows = {r.key: r for r in _interim(log, settings, floors)}
+    todo = [
+        key
+        for key, direction in targets.rows.items()
+        if key in rows and compare.confirmation_pending(rows[key], direction, alpha)
+    ]
+    variants, head_m = _interim_variants(log, settings, floors)
+    open_variants = [
+        v
+        for v in variants
+        if v.row.key in targets.variants
+        and compare.confirmation_pending(v.row, targets.variants[v.row.key], alpha)
+    ]
+    todo += gate_rounds.variant_head_cases(open_variants, head_m)
+    return sorted(set(todo), key=compare.natural_key)
 
 
 def run_confirmation(
     m: Measurer,
-    targets: Sequence[CaseKey],
+    targets: ConfirmTargets,
     floors: Mapping[CaseKey, float],
     log: Callable[[str], None],
 ) -> RoundLog:
-    """An independent re-run of just ``targets``: min_samples rounds, more while undecided.
+    """An independent re-run of just the target cases: min_samples rounds, more while pending.
 
     The re-run gets at least half the budget of its own, so a main phase that used the
     whole budget on other undecided cases does not starve the confirmation.
@@ -329,14 +376,14 @@ def run_confirmation(
     m.extend_deadline(m.settings.budget_s / 2)
     confirm = RoundLog("confirm")
     for _ in range(cfg.min_samples):
-        m.run_round(confirm, targets)
-    log(f"confirmation: {len(confirm.rounds)} rounds of {len(targets)} case(s)")
+        m.run_round(confirm, targets.cases)
+    log(f"confirmation: {len(confirm.rounds)} rounds of {len(targets.cases)} case(s)")
     while len(confirm.rounds) < cfg.max_rounds:
-        rows = [r for r in _interim(confirm, m.settings, floors) if r.key in set(targets)]
-        todo = gate_rounds.undecided(rows, cfg)
+        todo = _confirm_pending(confirm, m.settings, floors, targets)
         if not todo or not m.can_afford(confirm, len(todo)):
             break
         m.run_round(confirm, todo)
+        log(f"confirmation: extra round for {len(todo)} case(s) ({m.elapsed():.0f}s)")
     return confirm
 
 
@@ -346,21 +393,24 @@ def measure(m: Measurer, floors: Mapping[CaseKey, float], log: Callable[[str], N
     main, extra, exhausted = run_main_phase(m, floors, log)
     files = [m.finish(main)]
     confirm_log: RoundLog | None = None
-    targets = _confirm_targets(main, s, floors) if s.config.confirm else []
-    if targets:
+    targets = _confirm_targets(main, s, floors) if s.config.confirm else None
+    if targets is not None and targets.cases:
         confirm_log = run_confirmation(m, targets, floors, log)
         files.append(m.finish(confirm_log))
     base_m, head_m = gate_rounds.measurements(main, s.base, s.head)
-    first = gate_rounds.first_rounds(main, s.config.min_samples)
-    _, head_variants = gate_rounds.measurements(first, s.base, s.head)
-    confirm = None
+    aligned = gate_rounds.variant_aligned(main, s.config.baselines)
+    _, head_variants = gate_rounds.measurements(aligned, s.base, s.head)
+    confirm = confirm_variants = None
     if confirm_log is not None:
         confirm = gate_rounds.measurements(confirm_log, s.base, s.head)
+        aligned_confirm = gate_rounds.variant_aligned(confirm_log, s.config.baselines)
+        confirm_variants = gate_rounds.measurements(aligned_confirm, s.base, s.head)[1]
     return Measured(
         base=base_m,
         head=head_m,
         head_variants=head_variants,
         confirm=confirm,
+        confirm_head_variants=confirm_variants,
         main_rounds=len(main.rounds),
         confirm_rounds=len(confirm_log.rounds) if confirm_log else 0,
         extra_rounds=extra,
@@ -395,7 +445,7 @@ def analyse(measured: Measured, config: GateConfig, floors: Mapping[CaseKey, flo
         measured.head_variants,
         config,
         noise_floors=floors,
-        confirmation_head=confirm[1] if confirm else None,
+        confirmation_head=measured.confirm_head_variants,
     )
     scaling: list[compare.ScalingRow] = []
     variant_scaling: list[compare.ScalingRow] = []

@@ -12,12 +12,12 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from perfgate import compare, store
 from perfgate.compare import CaseComparison, Measurement, VariantComparison
-from perfgate.config import GateConfig
+from perfgate.config import BaselinePair, GateConfig
 from perfgate.store import CaseKey
 from perfgate.verdict import CaseVerdict
 
@@ -117,9 +117,37 @@ def measurements(
     return base_m, head_m
 
 
-def first_rounds(log: RoundLog, count: int) -> RoundLog:
-    """The first ``count`` rounds (they ran every case, so head cases pair among themselves)."""
-    return RoundLog(log.phase, log.rounds[:count])
+def variant_aligned(log: RoundLog, pairs: Sequence[BaselinePair]) -> RoundLog:
+    """``log`` with each variant or baseline case kept only in rounds where its partner ran.
+
+    Variant-vs-baseline statistics pair the two head cases round by round. An extra round
+    that re-ran only one of them (it was undecided against base) would break that pairing,
+    while rounds that ran both add paired data, so the p-value can keep shrinking.
+    """
+    rounds = []
+    for rnd in log.rounds:
+        drop = _partnerless(rnd.head, pairs)
+        base = {k: v for k, v in rnd.base.items() if k not in drop}
+        head = {k: v for k, v in rnd.head.items() if k not in drop}
+        rounds.append(replace(rnd, base=base, head=head))
+    return RoundLog(log.phase, rounds)
+
+
+def _partnerless(
+    present: Mapping[CaseKey, Samples], pairs: Sequence[BaselinePair]
+) -> set[CaseKey]:
+    """Keys of ``present`` that are one side of a pair whose other side is absent."""
+    out: set[CaseKey] = set()
+    for pair in pairs:
+        regex = re.compile(pair.benchmarks)
+        sides = (pair.variant, pair.baseline)
+        mine = [k for k in present if regex.search(k.benchmark) and k.param(pair.param) in sides]
+        seen = {(k.without(pair.param), k.param(pair.param)) for k in mine}
+        for k in mine:
+            other = pair.baseline if k.param(pair.param) == pair.variant else pair.variant
+            if (k.without(pair.param), other) not in seen:
+                out.add(k)
+    return out
 
 
 # --------------------------------------------------------------------------------------------

@@ -23,6 +23,11 @@ from pathlib import Path
 
 _FAILED_TEST = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
 _COMPLETE = ".perfgate-export-complete"
+#: asv's forkserver imports the suite once per side and round and forks one process per
+#: benchmark (each still measured in a fresh process); "spawn" re-imports NumPy, Numba and
+#: the suite for every benchmark, which doubled the wall time of a quick-gate round here.
+#: Safe with Numba: the server only imports; thread pools start in the forked children.
+LAUNCH_METHOD = "forkserver" if sys.platform.startswith("linux") else "spawn"
 
 
 class RunnerError(RuntimeError):
@@ -89,13 +94,14 @@ class AsvInvocation:
     prefix: Sequence[str] = ()
     env: Mapping[str, str] = field(default_factory=dict)
     timeout_s: float = 1800.0
+    launch_method: str = LAUNCH_METHOD
 
 
 def asv_command(inv: AsvInvocation) -> list[str]:
     """The command line of ``inv`` (pure; the pinning prefix comes first)."""
     cmd = [*inv.prefix, sys.executable, "-m", "asv", "run", "--config", str(inv.config)]
     cmd += ["--python=same", "--set-commit-hash", inv.sha, "--record-samples"]
-    cmd += ["--machine", inv.machine, "--launch-method", "spawn", "--show-stderr"]
+    cmd += ["--machine", inv.machine, "--launch-method", inv.launch_method, "--show-stderr"]
     for regex in inv.bench:
         cmd += ["--bench", regex]
     for key, value in sorted(inv.attributes.items()):

@@ -89,6 +89,25 @@ def test_confirmation_required_and_checked() -> None:
     assert imp.verdict is CaseVerdict.UNCHANGED
 
 
+def test_confirmation_replicates_direction_and_size() -> None:
+    """The re-run agrees when its ratio clears the threshold and its CI excludes 1.
+
+    Its CI need not clear the threshold too (the main run bounds the effect); a re-run whose
+    ratio stays under the threshold, or whose CI reaches 1, does not agree.
+    """
+    k = key()
+    cfg = GateConfig(confirm=True, resamples=500, default_threshold=0.05)
+    base, head = {k: meas(k, 1.0, 1, n=40, cv=0.01)}, {k: meas(k, 1.3, 2, n=40, cv=0.01)}
+    wide = ({k: meas(k, 1.0, 3, n=40, cv=0.05)}, {k: meas(k, 1.07, 4, n=40, cv=0.05)})
+    (row,) = compare.compare_runs(base, head, cfg, confirmation=wide)
+    conf = compare.compare_runs(*wide, NO_CONFIRM)[0]
+    assert 1.0 < conf.ci_low < 1.05 < conf.ratio  # the re-run's CI straddles 1 + t
+    assert row.verdict is CaseVerdict.REGRESSED
+    small = ({k: meas(k, 1.0, 3, n=40, cv=0.01)}, {k: meas(k, 1.03, 4, n=40, cv=0.01)})
+    (row,) = compare.compare_runs(base, head, cfg, confirmation=small)
+    assert row.verdict is CaseVerdict.INCONCLUSIVE and "disagrees" in row.note
+
+
 def test_noise_floor_raises_threshold() -> None:
     """A 10% slowdown is a regression at 5%, but not on a case with a 15% noise floor."""
     k = key()

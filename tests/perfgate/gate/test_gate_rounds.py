@@ -6,7 +6,7 @@ import re
 
 from perfgate import gate_rounds, store
 from perfgate.compare import CaseComparison
-from perfgate.config import GateConfig
+from perfgate.config import BaselinePair, GateConfig
 from perfgate.gate_rounds import Round, RoundLog
 from perfgate.store import CaseKey
 from perfgate.verdict import CaseVerdict
@@ -150,3 +150,24 @@ def test_undecided_variant_cases_get_more_rounds() -> None:
     got = undecided_variant_cases([VariantComparison(pair, pending)], heads, cfg)
     assert set(got) == set(heads)
     assert undecided_variant_cases([VariantComparison(pair, settled)], heads, cfg) == []
+
+
+def test_variant_aligned_keeps_rounds_where_both_sides_ran() -> None:
+    """A round that re-ran only one side of a variant pair drops that side (pairing holds).
+
+    Cases outside the pair (the numpy reference) are untouched; rounds that ran both sides
+    all count, so the variant rows use every paired round, not just the first ones.
+    """
+    pair = BaselinePair("path", "assembled", "handwritten", reference="numpy")
+    log = RoundLog("main")
+    for i in range(5):
+        both = i != 3
+        head = {A: (1.0,), B: (2.0,)} | ({NEW: (1.5,)} if both else {})
+        log.rounds.append(Round(i, "main", gate_rounds.round_order(i), dict(head), head))
+    aligned = gate_rounds.variant_aligned(log, [pair])
+    _, head = gate_rounds.measurements(aligned, "b", "h")
+    assert head[NEW].n == 4 and head[B].n == 4  # round 3 lost B (its partner did not run)
+    assert head[A].n == 5
+    other = BaselinePair("path", "assembled", "handwritten", benchmarks="^other$")
+    _, untouched = gate_rounds.measurements(gate_rounds.variant_aligned(log, [other]), "b", "h")
+    assert untouched[B].n == 5
