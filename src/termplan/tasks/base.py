@@ -8,7 +8,10 @@ this API.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
+import inspect
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -65,3 +68,42 @@ class HotSlice(Protocol):
     def compute(self, batch: Any, step: int = 0) -> StepOutputs:
         """Run the hot slice on ``batch`` (validated) and return the reused outputs."""
         ...
+
+
+#: Constructor parameters every path class takes positionally or by name.
+_COMMON_PARAMS = ("self", "profile", "num_envs", "num_threads")
+
+
+def path_class(task: str, path: str, classes: Mapping[str, str]) -> Any:
+    """The class implementing ``path`` of ``task``, from ``{path: "module:Class"}``.
+
+    Imported on demand, so a task whose assembled module is absent still builds its other
+    paths; an unknown path is a ValueError naming the ones on offer.
+    """
+    if path not in classes:
+        raise ValueError(f"path {path!r}: {task} offers {', '.join(classes)}")
+    module, _, name = classes[path].partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def build_path(
+    task: str,
+    classes: Mapping[str, str],
+    profile: Any,
+    num_envs: int,
+    path: str,
+    num_threads: int | None,
+    options: Mapping[str, Any],
+) -> HotSlice:
+    """Construct ``path`` of ``task`` with a resolved ``profile``: the one builder of all tasks.
+
+    Keyword ``options`` must be constructor parameters of the path class; anything else is
+    a ValueError listing what that path accepts (so a typo never silently does nothing).
+    """
+    cls = path_class(task, path, classes)
+    accepted = [n for n in inspect.signature(cls).parameters if n not in _COMMON_PARAMS]
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise ValueError(f"options {unknown}: path {path!r} accepts {', '.join(accepted)}")
+    hot_slice: HotSlice = cls(profile, num_envs, num_threads=num_threads, **options)
+    return hot_slice

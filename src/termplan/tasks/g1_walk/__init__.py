@@ -8,12 +8,10 @@ module is present, ``assembled`` (the term-plan kernel). All share the batch
 
 from __future__ import annotations
 
-import importlib
-import inspect
 from collections.abc import Mapping
 from typing import Any
 
-from termplan.tasks.base import HotSlice, available_paths
+from termplan.tasks.base import HotSlice, available_paths, build_path
 from termplan.tasks.g1_walk.batch import G1Batch, draw_noise, make_batch, validate
 from termplan.tasks.g1_walk.config import NoiseConfig, RewardConfig
 from termplan.tasks.g1_walk.handwritten import HandwrittenG1Walk
@@ -51,20 +49,11 @@ __all__ = [
 ]
 
 
-def _path_class(path: str) -> Any:
-    if path not in PATHS:
-        raise ValueError(f"path {path!r}: g1_walk offers {', '.join(PATHS)}")
-    if path == "numpy":
-        return NumpyG1Walk
-    if path == "handwritten":
-        return HandwrittenG1Walk
-    return importlib.import_module(ASSEMBLED_MODULE).AssembledG1Walk
-
-
-def _keyword_options(cls: Any) -> tuple[str, ...]:
-    """Keyword arguments of the path class beyond ``(profile, num_envs, num_threads)``."""
-    params = inspect.signature(cls).parameters
-    return tuple(p for p in params if p not in ("self", "profile", "num_envs", "num_threads"))
+_CLASSES = {
+    "numpy": "termplan.tasks.g1_walk.numpy_path:NumpyG1Walk",
+    "handwritten": "termplan.tasks.g1_walk.handwritten:HandwrittenG1Walk",
+    "assembled": f"{ASSEMBLED_MODULE}:AssembledG1Walk",
+}
 
 
 def build(
@@ -82,15 +71,11 @@ def build(
     ``TermPlanError``) and ``default_angles`` ((29,) floats); a path class may accept more
     keywords. Unknown paths, profiles and options are ValueErrors.
     """
-    cls = _path_class(path)
-    accepted = _keyword_options(cls)
-    unknown = sorted(set(options) - set(accepted))
-    if unknown:
-        raise ValueError(f"options {unknown}: path {path!r} accepts {', '.join(accepted)}")
+    classes = {p: _CLASSES[p] for p in PATHS}
     scales: Mapping[str, float] | None = options.pop("scales", None)
-    resolved = resolve_profile(profile, scales)
-    hot_slice: HotSlice = cls(resolved, num_envs, num_threads=num_threads, **options)
-    return hot_slice
+    if path in classes:
+        profile = resolve_profile(profile, scales)
+    return build_path("g1_walk", classes, profile, num_envs, path, num_threads, options)
 
 
 def profile_names() -> tuple[str, ...]:

@@ -8,10 +8,9 @@ kernel). All take ``(profile, num_envs, num_threads=None, noise=None)`` and retu
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-from termplan.tasks.base import HotSlice, available_paths
+from termplan.tasks.base import HotSlice, available_paths, build_path
 from termplan.tasks.motion_tracking.batch import MotionBatch, draw_noise, make_batch, validate
 from termplan.tasks.motion_tracking.config import (
     OWNER_VARIANTS,
@@ -28,6 +27,12 @@ _ASSEMBLED_MODULE = "termplan.tasks.motion_tracking.assembled"
 #: Benchmark profile names.
 PROFILES: tuple[str, ...] = tuple(_PROFILE_TABLE)
 
+
+_CLASSES = {
+    "numpy": "termplan.tasks.motion_tracking.numpy_path:NumpyMotionTracking",
+    "handwritten": "termplan.tasks.motion_tracking.handwritten:HandwrittenMotionTracking",
+    "assembled": f"{_ASSEMBLED_MODULE}:AssembledMotionTracking",
+}
 
 #: Paths this task implements ("assembled" only when its module is present).
 PATHS: tuple[str, ...] = available_paths(_ASSEMBLED_MODULE)
@@ -57,7 +62,8 @@ def build(
 ) -> HotSlice:
     """Build the hot slice of ``profile`` on ``path`` for ``num_envs`` envs.
 
-    ``options`` are passed to the path's constructor (``noise=NoiseConfig(...)``).
+    ``options`` are passed to the path's constructor (``noise=NoiseConfig(...)``); an
+    option the path does not take is a ValueError listing the ones it does.
 
     Raises
     ------
@@ -66,15 +72,7 @@ def build(
     termplan.errors.TermPlanError
         For an unknown reward term with a non-zero scale.
     """
-    if path not in PATHS:
-        raise ValueError(f"path {path!r}: motion_tracking offers {', '.join(PATHS)}")
-    prof = resolve_profile(profile)
-    if path == "numpy":
-        return NumpyMotionTracking(prof, num_envs, num_threads=num_threads, **options)
-    if path == "handwritten":
-        return HandwrittenMotionTracking(prof, num_envs, num_threads=num_threads, **options)
-    assembled = importlib.import_module(_ASSEMBLED_MODULE)
-    hot: HotSlice = assembled.AssembledMotionTracking(
-        prof, num_envs, num_threads=num_threads, **options
-    )
-    return hot
+    classes = {p: _CLASSES[p] for p in PATHS}
+    if path in classes:
+        profile = resolve_profile(profile)
+    return build_path("motion_tracking", classes, profile, num_envs, path, num_threads, options)

@@ -47,6 +47,13 @@ def test_unknown_path_and_profile_are_named() -> None:
 
 
 @pytest.mark.parametrize("path", PATHS)
+def test_unknown_option_is_named_with_the_accepted_ones(path: str) -> None:
+    """The shared builder (tasks.base.build_path): a typo is an error, never ignored."""
+    with pytest.raises(ValueError, match=r"options \['nosie'\]: .*accepts noise"):
+        mt.build("sac_default", 4, path, nosie=NoiseConfig())
+
+
+@pytest.mark.parametrize("path", PATHS)
 def test_unknown_term_with_nonzero_scale_fails_at_construction(path: str) -> None:
     bad = Profile("bad", MappingProxyType({"motion_body_pos": 1.0, "feet_air_time": 0.5}))
     with pytest.raises(TermPlanError, match="unknown reward term 'feet_air_time'"):
