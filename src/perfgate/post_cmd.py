@@ -56,8 +56,12 @@ def _default_summary(verdict: object, reasons: object) -> str:
     return f"perfgate: {verdict}"
 
 
-def read_report(report_dir: Path) -> Report:
-    """Read ``report.md`` + ``verdict.json``; ``ValueError`` names what is missing or wrong."""
+def read_report(report_dir: Path, expect_head: str | None = None) -> Report:
+    """Read ``report.md`` + ``verdict.json``; ``ValueError`` names what is missing or wrong.
+
+    With ``expect_head``, a verdict.json that names another head commit is refused: a stale
+    artifact (or one from another run) must never set the status of the commit posted to.
+    """
     try:
         markdown = (report_dir / "report.md").read_text(encoding="utf-8")
         raw = (report_dir / "verdict.json").read_text(encoding="utf-8")
@@ -80,6 +84,12 @@ def read_report(report_dir: Path) -> Report:
         raise ValueError(f"verdict.json exit_code {code!r}: expected an int")
     if not isinstance(summary, str):
         raise ValueError(f"verdict.json summary {summary!r}: expected a string")
+    head = data.get("head")
+    if expect_head and head is not None and head != expect_head:
+        raise ValueError(
+            f"verdict.json head {str(head)[:40]!r} is not the commit posted to "
+            f"({expect_head[:40]}): a stale or foreign report"
+        )
     if VERDICT_EXIT_CODES[verdict] != code:
         raise ValueError(
             f"verdict.json: verdict {verdict!r} expects exit_code "
@@ -127,10 +137,10 @@ def _print_dry_run(
     out.write(f"[dry-run] sticky comment on #{pr} ({len(body)} characters):\n{body}")
 
 
-def _load(report_dir: Path) -> Report | None:
+def _load(report_dir: Path, sha: str | None) -> Report | None:
     """The report, or None (logged) when it cannot be read: then an error is posted."""
     try:
-        return read_report(report_dir)
+        return read_report(report_dir, expect_head=sha)
     except ValueError as exc:
         LOG.error("perfgate post: %s", exc)
         return None
@@ -166,7 +176,7 @@ def run(
     out = sys.stdout if out is None else out
     sha = sha or env.get("GITHUB_SHA") or None
     secrets = (env.get("GITHUB_TOKEN", ""),)
-    report = _load(report_dir)
+    report = _load(report_dir, sha)
     state, summary, body = _planned_post(report, report_url)
     if dry_run:
         _print_dry_run(out, pr, sha, body, state.value, status_description(summary))

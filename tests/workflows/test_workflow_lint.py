@@ -178,7 +178,9 @@ def _steps(workflow: dict[str, object]) -> list[dict[str, object]]:
     return [step for job in jobs.values() for step in job.get("steps", [])]
 
 
-@pytest.mark.parametrize("name", ["ci.yml", "perf-gate.yml", "perf-history.yml"])
+@pytest.mark.parametrize(
+    "name", ["ci.yml", "perf-gate.yml", "perf-gate-fork-post.yml", "perf-history.yml"]
+)
 def test_pins_and_credentials(name: str) -> None:
     text = (WORKFLOWS / name).read_text()
     workflow = yaml.safe_load(text)
@@ -225,3 +227,57 @@ def test_perf_history_design() -> None:
     deploy = jobs["deploy"]
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
     assert deploy["environment"]["name"] == "github-pages"
+
+
+def test_fork_post_design() -> None:
+    """Fork PRs: post from the base repository's context without touching the PR's code."""
+    workflow = yaml.safe_load((WORKFLOWS / "perf-gate-fork-post.yml").read_text())
+    assert workflow[True] == {"workflow_run": {"workflows": ["perf-gate"], "types": ["completed"]}}
+    post = workflow["jobs"]["post"]
+    assert "head_repository.full_name != github.repository" in post["if"]
+    assert post["permissions"] == {
+        "actions": "read",
+        "contents": "read",
+        "pull-requests": "write",
+        "statuses": "write",
+    }
+    steps = post["steps"]
+    checkout = steps[0]
+    assert checkout["uses"].startswith("actions/checkout@") and "ref" not in checkout["with"]
+    download = next(s for s in steps if str(s.get("uses", "")).startswith("actions/download"))
+    assert download["with"]["run-id"] == "${{ github.event.workflow_run.id }}"
+    poster = steps[-1]
+    assert poster["env"]["HEAD_SHA"] == "${{ github.event.workflow_run.head_sha }}"
+    assert poster["env"]["PR_NUMBER"] == "${{ steps.pr.outputs.number }}"
+    text = json.dumps(workflow)
+    assert "pull_request.head" not in text and "secrets." not in text
+    assert "${{ github.event.workflow_run.head_branch }}" not in json.dumps(
+        [s.get("run") for s in steps]
+    ), "untrusted branch names only travel in env"
+
+
+def test_find_pr_script(tmp_path: Path) -> None:
+    """ci/find-pr.sh: picks the PR whose head is the benchmarked SHA; refuses a bad SHA."""
+    gh = tmp_path / "bin" / "gh"
+    gh.parent.mkdir()
+    gh.write_text('#!/bin/sh\necho "$@" > "$GH_ARGS"\necho 42\n')
+    gh.chmod(0o755)
+    out = tmp_path / "out"
+    env = {
+        "PATH": f"{gh.parent}:/usr/bin:/bin",
+        "GH_ARGS": str(tmp_path / "args"),
+        "REPO": "o/r",
+        "HEAD_SHA": "a" * 40,
+        "HEAD_OWNER": "fork",
+        "HEAD_BRANCH": "feat; rm -rf /",
+        "GITHUB_OUTPUT": str(out),
+    }
+    script = str(REPO / "ci" / "find-pr.sh")
+    done = subprocess.run([script], env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert out.read_text() == "number=42\n"
+    assert "head=fork:feat; rm -rf /" in (tmp_path / "args").read_text()
+    bad = subprocess.run(
+        [script], env={**env, "HEAD_SHA": "HEAD"}, capture_output=True, text=True, check=False
+    )
+    assert bad.returncode == 2 and "not a full commit SHA" in bad.stderr

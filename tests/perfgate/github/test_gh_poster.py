@@ -149,6 +149,18 @@ def test_missing_report_sets_error_status(server: FakeServer, tmp_path: Path) ->
     assert "could not be read" in comment["body"]
 
 
+def test_report_of_another_commit_is_refused(server: FakeServer, tmp_path: Path) -> None:
+    """A verdict.json naming another head (a stale or swapped artifact) posts an error."""
+    report_dir = write_report(tmp_path / "r")
+    data = json.loads((report_dir / "verdict.json").read_text())
+    (report_dir / "verdict.json").write_text(json.dumps({**data, "head": "f" * 40}))
+    assert post(server, report_dir, sha=SHA) == 3
+    assert [s["state"] for s in server.fake.statuses] == ["error"]
+    (report_dir / "verdict.json").write_text(json.dumps({**data, "head": SHA}))
+    assert post(server, report_dir, sha=SHA) == 0
+    assert [s["state"] for s in server.fake.statuses][-1] == "success"
+
+
 def test_retry_then_success_honours_headers(server: FakeServer, tmp_path: Path) -> None:
     sleep = SleepLog()
     server.fake.script += [
