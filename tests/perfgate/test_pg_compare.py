@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -106,6 +107,24 @@ def test_confirmation_replicates_direction_and_size() -> None:
     small = ({k: meas(k, 1.0, 3, n=40, cv=0.01)}, {k: meas(k, 1.03, 4, n=40, cv=0.01)})
     (row,) = compare.compare_runs(base, head, cfg, confirmation=small)
     assert row.verdict is CaseVerdict.INCONCLUSIVE and "disagrees" in row.note
+
+
+def test_confirmation_pending_until_replicated_or_ruled_out() -> None:
+    """The re-run gets more rounds while its CI still reaches a threshold-sized effect."""
+    k = key()
+    row = compare.CaseComparison(k, CaseVerdict.INCONCLUSIVE, threshold=0.03, blocking=True)
+    slow, fast = CaseVerdict.REGRESSED, CaseVerdict.IMPROVED
+
+    def at(ratio: float, low: float, high: float, q: float = 0.01) -> compare.CaseComparison:
+        return replace(row, ratio=ratio, ci_low=low, ci_high=high, q=q)
+
+    assert not compare.confirmation_pending(at(1.05, 1.01, 1.09), slow, 0.05)  # replicated
+    assert compare.confirmation_pending(at(1.05, 0.99, 1.09), slow, 0.05)  # CI reaches 1
+    assert compare.confirmation_pending(at(1.05, 1.01, 1.09, q=0.2), slow, 0.05)  # q not small
+    assert not compare.confirmation_pending(at(1.0, 0.99, 1.02), slow, 0.05)  # ruled out
+    assert not compare.confirmation_pending(at(0.95, 0.93, 0.98), fast, 0.05)
+    assert compare.confirmation_pending(at(0.98, 0.96, 1.01), fast, 0.05)
+    assert compare.confirmation_pending(row, slow, 0.05)  # no statistics yet (too few rounds)
 
 
 def test_noise_floor_raises_threshold() -> None:

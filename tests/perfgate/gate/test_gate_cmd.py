@@ -193,3 +193,22 @@ def test_post_failure_turns_pass_into_error(
     repo = make_repo(tmp_path)
     assert _run(repo, "HEAD", "HEAD", post=True, pr=7) == 3
     assert _verdict(repo)["verdict"] == "pass"
+
+
+def test_variant_rows_use_every_round_that_ran_both_sides(tmp_path: Path) -> None:
+    """Extra rounds (handwritten and assembled both 5% slower against a 5% threshold: their
+    CIs straddle it) also feed the variant row: it pairs assembled with handwritten over
+    every round that ran both, not just the first min_samples ones, so its p can shrink.
+    (Rounds that ran only one side are dropped: tests/perfgate/gate/test_gate_rounds.py.)"""
+    repo = make_repo(tmp_path)
+    base = commit_speed(repo, {}, "base")
+    head = commit_speed(repo, {"b": {"factor": 1.05}, "c": {"factor": 1.05}}, "b, c slower")
+    _run(repo, base, head, FakeSides())
+    run_dir = next((repo / ".perfgate" / "runs").iterdir())
+    rounds = json.loads((run_dir / "main-samples.json").read_text())["rounds"]
+    ran = [{c["params"]["path"] for c in r["cases"]} for r in rounds]
+    both = sum(1 for r in ran if {"handwritten", "assembled"} <= r)
+    assert both > 6
+    (variant,) = _verdict(repo)["variants"]
+    assert variant["n_base"] == variant["n_head"] == both
+    assert variant["paired"] is True
