@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -89,21 +89,23 @@ def path_class(task: str, path: str, classes: Mapping[str, str]) -> Any:
 def build_path(
     task: str,
     classes: Mapping[str, str],
-    profile: Any,
-    num_envs: int,
     path: str,
+    profile: Callable[[], Any],
+    num_envs: int,
     num_threads: int | None,
     options: Mapping[str, Any],
 ) -> HotSlice:
-    """Construct ``path`` of ``task`` with a resolved ``profile``: the one builder of all tasks.
+    """Construct ``path`` of ``task``: the one builder of all tasks.
 
-    Keyword ``options`` must be constructor parameters of the path class; anything else is
-    a ValueError listing what that path accepts (so a typo never silently does nothing).
+    Checks in order: the path (``classes``, see :func:`path_class`), then the keyword
+    ``options`` (they must be constructor parameters of the path class; anything else is a
+    ValueError listing what that path accepts, so a typo never silently does nothing), then
+    calls ``profile()`` to resolve the task's profile and constructs the class with it.
     """
     cls = path_class(task, path, classes)
     accepted = [n for n in inspect.signature(cls).parameters if n not in _COMMON_PARAMS]
     unknown = sorted(set(options) - set(accepted))
     if unknown:
         raise ValueError(f"options {unknown}: path {path!r} accepts {', '.join(accepted)}")
-    hot_slice: HotSlice = cls(profile, num_envs, num_threads=num_threads, **options)
+    hot_slice: HotSlice = cls(profile(), num_envs, num_threads=num_threads, **options)
     return hot_slice

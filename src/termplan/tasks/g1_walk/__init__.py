@@ -9,6 +9,7 @@ module is present, ``assembled`` (the term-plan kernel). All share the batch
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from termplan.tasks.base import HotSlice, available_paths, build_path
@@ -54,6 +55,7 @@ _CLASSES = {
     "handwritten": "termplan.tasks.g1_walk.handwritten:HandwrittenG1Walk",
     "assembled": f"{ASSEMBLED_MODULE}:AssembledG1Walk",
 }
+_PATH_CLASSES = {p: _CLASSES[p] for p in PATHS}
 
 
 def build(
@@ -71,11 +73,9 @@ def build(
     ``TermPlanError``) and ``default_angles`` ((29,) floats); a path class may accept more
     keywords. Unknown paths, profiles and options are ValueErrors.
     """
-    classes = {p: _CLASSES[p] for p in PATHS}
     scales: Mapping[str, float] | None = options.pop("scales", None)
-    if path in classes:
-        profile = resolve_profile(profile, scales)
-    return build_path("g1_walk", classes, profile, num_envs, path, num_threads, options)
+    resolved = partial(resolve_profile, profile, scales)
+    return build_path("g1_walk", _PATH_CLASSES, path, resolved, num_envs, num_threads, options)
 
 
 def profile_names() -> tuple[str, ...]:

@@ -8,6 +8,7 @@ kernel). All take ``(profile, num_envs, num_threads=None, noise=None)`` and retu
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from termplan.tasks.base import HotSlice, available_paths, build_path
@@ -36,6 +37,7 @@ _CLASSES = {
 
 #: Paths this task implements ("assembled" only when its module is present).
 PATHS: tuple[str, ...] = available_paths(_ASSEMBLED_MODULE)
+_PATH_CLASSES = {p: _CLASSES[p] for p in PATHS}
 
 __all__ = [
     "OWNER_VARIANTS",
@@ -72,7 +74,6 @@ def build(
     termplan.errors.TermPlanError
         For an unknown reward term with a non-zero scale.
     """
-    classes = {p: _CLASSES[p] for p in PATHS}
-    if path in classes:
-        profile = resolve_profile(profile)
-    return build_path("motion_tracking", classes, profile, num_envs, path, num_threads, options)
+    resolved = partial(resolve_profile, profile)
+    task = "motion_tracking"
+    return build_path(task, _PATH_CLASSES, path, resolved, num_envs, num_threads, options)
