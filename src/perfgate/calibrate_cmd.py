@@ -50,12 +50,7 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("--rev", default="HEAD", help="commit measured against itself (HEAD)")
     p.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS, help="A/A rounds (12)")
-    p.add_argument("--quick", action="store_true", help="the quick grid of the gate")
-    p.add_argument("--bench", action="append", help="asv --bench regex (repeatable)")
-    p.add_argument("--config", help="pyproject.toml with [tool.perfgate] (default: repo's)")
-    p.add_argument("--repo", default=".", help="git repository (default: current directory)")
-    p.add_argument("--work-dir", help="default: REPO/.perfgate")
-    p.add_argument("--machine", help="machine id (default: from the fingerprint)")
+    gate_cmd.add_measurement_args(p, quick_help="the quick grid of the gate")
     p.set_defaults(func=run_from_args)
 
 
@@ -144,16 +139,7 @@ def noise_document(
 
 def run_from_args(args: argparse.Namespace) -> int:
     """argparse -> `run`."""
-    opts = gate_cmd.GateOptions(
-        base=args.rev,
-        head=args.rev,
-        bench=tuple(args.bench or ()),
-        quick=args.quick,
-        config=Path(args.config) if args.config else None,
-        repo=Path(args.repo),
-        work_dir=Path(args.work_dir) if args.work_dir else None,
-        machine=args.machine,
-    )
+    opts = gate_cmd.GateOptions(base=args.rev, head=args.rev, **gate_cmd.measurement_options(args))
     return run(opts, args.rounds)
 
 

@@ -326,12 +326,12 @@ def _confirm_targets(
 ) -> ConfirmTargets:
     rows = _interim(main, settings, floors)
     variants, head_m = _interim_variants(main, settings, floors)
-    keys = gate_rounds.flagged(rows) + gate_rounds.flagged_variant_cases(variants, head_m)
     flagged_rows = set(gate_rounds.flagged(rows))
-    flagged_variants = set(gate_rounds.flagged(v.row for v in variants if v.row.blocking))
+    chosen = gate_rounds.flagged_variants(variants)
+    keys = [*flagged_rows, *gate_rounds.variant_head_cases(chosen, head_m)]
     return ConfirmTargets(
         rows={r.key: r.verdict for r in rows if r.key in flagged_rows},
-        variants={v.row.key: v.row.verdict for v in variants if v.row.key in flagged_variants},
+        variants={v.row.key: v.row.verdict for v in chosen},
         cases=tuple(sorted(set(keys), key=compare.natural_key)),
     )
 

@@ -54,17 +54,34 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("--base", required=True, help="base revision (any git revision)")
     p.add_argument("--head", required=True, help="head revision (any git revision)")
-    p.add_argument("--bench", action="append", help="asv --bench regex (repeatable)")
-    p.add_argument("--quick", action="store_true", help="quick grid and parity subset")
+    add_measurement_args(p, quick_help="quick grid and parity subset")
     p.add_argument("--budget-minutes", type=float, help="time budget of the measurement")
     p.add_argument("--report-dir", default="reports/gate", help="default: reports/gate")
+    p.add_argument("--post", action="store_true", help="post the report (needs --pr)")
+    p.add_argument("--pr", type=int, help="pull request number for --post")
+    p.set_defaults(func=run_from_args)
+
+
+def add_measurement_args(p: argparse.ArgumentParser, quick_help: str) -> None:
+    """Options of every command that measures with the gate's rounds (gate, calibrate)."""
+    p.add_argument("--bench", action="append", help="asv --bench regex (repeatable)")
+    p.add_argument("--quick", action="store_true", help=quick_help)
     p.add_argument("--config", help="pyproject.toml with [tool.perfgate] (default: repo's)")
     p.add_argument("--repo", default=".", help="git repository (default: current directory)")
     p.add_argument("--work-dir", help="exports, rounds, noise floors (default: REPO/.perfgate)")
     p.add_argument("--machine", help="asv machine name (default: from the fingerprint)")
-    p.add_argument("--post", action="store_true", help="post the report (needs --pr)")
-    p.add_argument("--pr", type=int, help="pull request number for --post")
-    p.set_defaults(func=run_from_args)
+
+
+def measurement_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The `GateOptions` fields that :func:`add_measurement_args` parsed."""
+    return {
+        "bench": tuple(args.bench or ()),
+        "quick": args.quick,
+        "config": Path(args.config) if args.config else None,
+        "repo": Path(args.repo),
+        "work_dir": Path(args.work_dir) if args.work_dir else None,
+        "machine": args.machine,
+    }
 
 
 @dataclass(frozen=True)
@@ -109,16 +126,11 @@ def run_from_args(args: argparse.Namespace) -> int:
     opts = GateOptions(
         base=args.base,
         head=args.head,
-        bench=tuple(args.bench or ()),
-        quick=args.quick,
         budget_minutes=args.budget_minutes,
         report_dir=Path(args.report_dir),
-        config=Path(args.config) if args.config else None,
-        repo=Path(args.repo),
-        work_dir=Path(args.work_dir) if args.work_dir else None,
-        machine=args.machine,
         post=args.post,
         pr=args.pr,
+        **measurement_options(args),
     )
     return run(opts)
 

@@ -180,10 +180,13 @@ def _improvement_pending(row: CaseComparison, config: GateConfig) -> bool:
     return row.ci_high < 1.0 / (1.0 + row.threshold) and row.q >= config.alpha
 
 
+#: Verdicts that send a case to the confirmation re-run.
+FLAGGED = (CaseVerdict.REGRESSED, CaseVerdict.IMPROVED)
+
+
 def flagged(rows: Iterable[CaseComparison]) -> list[CaseKey]:
     """Cases flagged slower or faster (before confirmation): they get an independent re-run."""
-    wanted = (CaseVerdict.REGRESSED, CaseVerdict.IMPROVED)
-    return [r.key for r in rows if r.verdict in wanted]
+    return [r.key for r in rows if r.verdict in FLAGGED]
 
 
 def variant_head_cases(
@@ -202,17 +205,13 @@ def variant_head_cases(
     return out
 
 
-def flagged_variant_cases(
-    variants: Iterable[VariantComparison], head_keys: Iterable[CaseKey]
-) -> list[CaseKey]:
-    """Head cases behind blocking variant rows flagged slower or faster (both sides).
+def flagged_variants(variants: Iterable[VariantComparison]) -> list[VariantComparison]:
+    """Blocking variant rows flagged slower or faster: both sides go to the confirmation.
 
     A faster variant is re-run too: otherwise the report could only say "= same" for a
     variant that beats its baseline, which is the question the pairing exists to answer.
     """
-    flagged_verdicts = (CaseVerdict.REGRESSED, CaseVerdict.IMPROVED)
-    chosen = [v for v in variants if v.row.blocking and v.row.verdict in flagged_verdicts]
-    return variant_head_cases(chosen, head_keys)
+    return [v for v in variants if v.row.blocking and v.row.verdict in FLAGGED]
 
 
 def undecided_variant_cases(

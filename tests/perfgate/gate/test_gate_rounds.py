@@ -111,7 +111,7 @@ def test_flagged_variant_cases_rerun_slower_and_faster_variants() -> None:
     """Both a slower and a faster blocking variant send its two head cases to confirmation."""
     from perfgate.compare import CaseComparison, VariantComparison
     from perfgate.config import BaselinePair
-    from perfgate.gate_rounds import flagged_variant_cases
+    from perfgate.gate_rounds import flagged_variants, variant_head_cases
     from perfgate.store import CaseKey
     from perfgate.verdict import CaseVerdict
 
@@ -122,6 +122,9 @@ def test_flagged_variant_cases_rerun_slower_and_faster_variants() -> None:
 
     def variant(verdict: CaseVerdict, blocking: bool = True) -> VariantComparison:
         return VariantComparison(pair, CaseComparison(group, verdict, 0.05, blocking))
+
+    def flagged_variant_cases(rows: list[VariantComparison], keys: list[CaseKey]) -> list[CaseKey]:
+        return variant_head_cases(flagged_variants(rows), keys)
 
     for verdict in (CaseVerdict.REGRESSED, CaseVerdict.IMPROVED):
         assert set(flagged_variant_cases([variant(verdict)], heads)) == set(heads[:2])
