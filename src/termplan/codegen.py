@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 
 from termplan import intrinsics
 from termplan.errors import TermPlanError
-from termplan.kernel_options import PARALLEL_OPTIONS, SERIAL_OPTIONS
+from termplan.kernel_options import LLVM_OPTIONS, PARALLEL_OPTIONS, SERIAL_OPTIONS
 from termplan.plan import ResolvedPlan, ResolvedTerm
 from termplan.spec import ENV_STAGE, POST_STAGE, Constant, TermKind, VectorSource
 
@@ -102,6 +102,7 @@ def _header(plan: ResolvedPlan, scale_mode: ScaleMode, helpers: tuple[str, ...])
         f"Scale mode: {scale_mode.value}. Active terms: {active}.",
         '"""',
         "",
+        f"# LLVM options (not in Numba's cache key): {' '.join(LLVM_OPTIONS)}",
         "import math",
         "",
         "import numpy as np",

@@ -11,6 +11,20 @@ kernels' arguments; fast-math may merge the two-part ln2 reduction, so it grows 
 results that would be subnormal or overflow take ``math.exp`` itself, so NaN, inf and 0
 behave exactly as before.
 
+:func:`lane_exp` is the same polynomial without any branch or call, for loops that LLVM
+should vectorise across envs (a conditional call stops the loop vectoriser). Out of range it
+selects instead of calling libm: NaN stays NaN, ``x > EXP_HIGH`` gives inf, ``x < EXP_LOW``
+gives 0. Those differ from ``exp`` only for ``-745 < x < -708`` (``exp`` is a float64 subnormal,
+below 1e-307) and ``709 < x < 709.8`` (``exp`` is above 8e307): hundreds of orders of
+magnitude outside float32, so no float32 output and no tolerance can see it.
+
+:func:`lane_index` turns an env index and a literal row width into an unsigned flat index.
+Numba wraps negative signed indices (``i < 0 -> i + len``); for an index LLVM cannot prove
+non-negative (one derived from the ``prange`` schedule) that select makes the address
+non-affine, and the vectoriser falls back to gathers. With an unsigned index and a literal
+width, ``a[lane_index(i, 3, c)]`` on a 1-D view is an affine stride-3 access that LLVM turns
+into wide loads and shuffles.
+
 Kernels inline these (``inline="always"``), so the caller's fast-math flags apply; the flag
 set of :mod:`termplan.kernel_options` keeps NaN semantics, which the range check relies on.
 """
@@ -23,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import numba
+import numpy as np
 from numba import types
 from numba.core.errors import TypingError
 from numba.extending import intrinsic
@@ -65,6 +80,30 @@ def fast_exp(x: float) -> float:
     q2 = (1.0 / 40320.0 + r * (1.0 / 362880.0)) + r2 * (1.0 / 3628800.0 + r * (1.0 / 39916800.0))
     p = (q0 + r4 * q1) + (r4 * r4) * (q2 + r4 * (1.0 / 479001600.0))
     return p * f64_from_bits((int(k) + 1023) << 52)  # type: ignore[call-arg]
+
+
+@numba.njit(**INLINE_OPTIONS)
+def lane_exp(x: float) -> float:
+    """``exp(x)`` without branches or calls (vectorisable; see the module docstring)."""
+    xc = min(max(x, EXP_LOW), EXP_HIGH)
+    k = math.floor(xc * _LOG2E + 0.5)
+    r = (xc - k * _LN2_HI) - k * _LN2_LO
+    r2 = r * r
+    r4 = r2 * r2
+    q0 = (1.0 + r) + r2 * (0.5 + r * (1.0 / 6.0))
+    q1 = (1.0 / 24.0 + r * (1.0 / 120.0)) + r2 * (1.0 / 720.0 + r * (1.0 / 5040.0))
+    q2 = (1.0 / 40320.0 + r * (1.0 / 362880.0)) + r2 * (1.0 / 3628800.0 + r * (1.0 / 39916800.0))
+    p = (q0 + r4 * q1) + (r4 * r4) * (q2 + r4 * (1.0 / 479001600.0))
+    y = p * f64_from_bits((np.int64(k) + 1023) << 52)  # type: ignore[call-arg]
+    y = 0.0 if x < EXP_LOW else y
+    y = math.inf if x > EXP_HIGH else y
+    return x if x != x else y
+
+
+@numba.njit(**INLINE_OPTIONS)
+def lane_index(i: int, width: int, column: int) -> np.uint64:
+    """``width * i + column`` as an unsigned index (see the module docstring)."""
+    return np.uint64(i) * np.uint64(width) + np.uint64(column)
 
 
 def source_digest() -> str:

@@ -9,6 +9,22 @@ from __future__ import annotations
 
 from typing import Any
 
+import llvmlite.binding as llvm
+
+#: LLVM's loop vectoriser gives up on a loop that needs more than 16 runtime SCEV predicates
+#: (no-wrap checks of index expressions). A lane loop that reads a dozen row-major inputs
+#: through flat indices (``intrinsics.lane_index``) needs more, and then runs scalar: the G1
+#: walk reward lanes took 52 instead of 15 ns per env (N=16384, one thread). The checks run
+#: once per loop entry, not per iteration. Set at import of this module, which every kernel
+#: module (hand-written and generated) imports before it compiles anything.
+SCEV_CHECK_THRESHOLD = 256
+#: Numba's cache key does not include LLVM options: generated kernels name them in their text
+#: (so a change gives a new content hash); a change here needs a fresh NUMBA_CACHE_DIR for the
+#: hand-written kernels.
+LLVM_OPTIONS: tuple[str, ...] = (f"-vectorize-scev-check-threshold={SCEV_CHECK_THRESHOLD}",)
+for _option in LLVM_OPTIONS:
+    llvm.set_option("termplan", _option)
+
 FASTMATH_FLAGS: frozenset[str] = frozenset({"reassoc", "contract", "nsz", "arcp", "afn"})
 
 #: Options for a parallel (``prange``) kernel.

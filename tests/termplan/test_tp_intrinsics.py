@@ -9,7 +9,7 @@ from numba.core.errors import TypingError
 
 from termplan import intrinsics
 from termplan.codegen import generate_source
-from termplan.intrinsics import f64_from_bits, fast_exp
+from termplan.intrinsics import f64_from_bits, fast_exp, lane_exp, lane_index
 from termplan.kernel_options import SERIAL_OPTIONS
 from termplan.tasks.g1_walk.common import check_default_angles
 from termplan.tasks.g1_walk.profiles import resolve_profile
@@ -82,3 +82,45 @@ def test_generated_source_uses_fast_exp_and_names_the_helper_digest() -> None:
     assert "fast_exp(" in text
     assert "from termplan.intrinsics import fast_exp" in text
     assert f"source digest: {intrinsics.source_digest()}" in text
+
+
+@numba.njit(**_OPTIONS)
+def _lane_exp_all(x, out):  # type: ignore[no-untyped-def]
+    for k in range(x.size):
+        out[k] = lane_exp(x[k])
+
+
+def _lane_exp(x: np.ndarray) -> np.ndarray:
+    out = np.empty_like(x)
+    _lane_exp_all(x, out)
+    return out
+
+
+def test_lane_exp_equals_fast_exp_in_range() -> None:
+    """Inside [EXP_LOW, EXP_HIGH] it is the same polynomial as ``fast_exp`` (fixed seed)."""
+    rng = np.random.default_rng(11)
+    x = np.concatenate([rng.uniform(-707.9, 708.9, 20000), rng.uniform(-30.0, 0.0, 20000)])
+    np.testing.assert_allclose(_lane_exp(x), np.exp(x), rtol=1e-13, atol=0.0)
+    np.testing.assert_array_equal(_lane_exp(x), _fast_exp(x))
+
+
+def test_lane_exp_special_values() -> None:
+    """NaN stays NaN, +-inf and the bounds as documented (subnormal results flush to 0)."""
+    x = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, -708.0, 709.0, -745.2, -800.0, 710.0])
+    got = _lane_exp(x)
+    assert np.isnan(got[0])
+    assert got[1] == np.inf and got[2] == 0.0 and got[3] == 1.0 and got[4] == 1.0
+    np.testing.assert_allclose(got[5:7], np.exp([-708.0, 709.0]), rtol=1e-13)
+    np.testing.assert_array_equal(got[7:], [0.0, 0.0, np.inf])
+
+
+@numba.njit(**_OPTIONS)
+def _flat_read(a, i, column):  # type: ignore[no-untyped-def]
+    return a.reshape(a.size)[lane_index(i, 3, column)]
+
+
+def test_lane_index_reads_the_row_major_element() -> None:
+    a = np.arange(30, dtype=np.float32).reshape(10, 3)
+    for i in (0, 4, 9):
+        for c in range(3):
+            assert _flat_read(a, i, c) == a[i, c]

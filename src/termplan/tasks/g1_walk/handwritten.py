@@ -33,7 +33,13 @@ from termplan.tasks.g1_walk.config import (
     UPPER_BODY_POSE_WEIGHTS,
     NoiseConfig,
 )
-from termplan.tasks.g1_walk.handwritten_kernel import KERNEL_OFFSETS, LOG_STRIDE, g1_walk_kernel
+from termplan.tasks.g1_walk.handwritten_kernel import (
+    KERNEL_OFFSETS,
+    LOG_STRIDE,
+    SCRATCH_ROWS,
+    TILE,
+    g1_walk_kernel,
+)
 from termplan.tasks.g1_walk.layout import ACTOR_LAYOUT, CRITIC_LAYOUT, ObsSlot
 from termplan.tasks.g1_walk.profiles import Profile, resolve_profile
 from termplan.threads import apply_threads, max_threads
@@ -113,6 +119,7 @@ class HandwrittenG1Walk:
         )
         self._scalars = self._kernel_scalars()
         self._log = np.zeros((max_threads(), LOG_STRIDE), dtype=np.float64)
+        self._tiles = np.zeros((max_threads(), SCRATCH_ROWS, TILE), dtype=np.float64)
         self._outputs = allocate_outputs(self.num_envs)
 
     def _kernel_scalars(self) -> tuple[float, ...]:
@@ -151,7 +158,7 @@ class HandwrittenG1Walk:
             b.right_foot_pos, b.left_foot_quat, b.right_foot_quat, b.left_contact,
             b.right_contact, b.feet_air_time, b.noise_gyro, b.noise_gravity, b.noise_dof_pos,
             b.noise_dof_vel, *self._weights, self._scale, *self._scalars, self.noise.enabled,
-            log, out.obs, out.critic, out.reward, out.terminated, self._log,
+            log, out.obs, out.critic, out.reward, out.terminated, self._log, self._tiles,
         )  # fmt: skip
         out.logs = self._collect_logs() if log else {}
         return out

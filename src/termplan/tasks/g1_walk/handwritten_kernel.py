@@ -5,7 +5,18 @@ design): a fixed slot order for the 22 reward terms (``config.TERM_ORDER``), eve
 computed for every row and multiplied by its scale from a (22,) float64 array, hard-coded
 observation offsets, per-thread log sums in a padded scratch indexed by
 ``numba.get_thread_id()``, and reward, termination and both observation rows written in the
-same pass over an env. Scalars are float64; the state arrays are float32.
+same parallel pass. Scalars are float64; the state arrays are float32.
+
+The pass runs over tiles of :data:`TILE` envs, in two loops per tile:
+
+* a row loop (one env at a time): the 29-joint loop (both observation rows, and the pose and
+  action-rate sums, kept in the thread's tile scratch), the small observations, termination;
+* a lane loop over the same envs, branch-free, so that LLVM vectorises it across envs: the
+  22 weighted reward terms and the reward. Its per-env inputs are read from 1-D views with
+  unsigned indices and literal row widths (``intrinsics.lane_index``); with 2-D indexing the
+  row stride is a runtime value and the loop stays scalar. Measured (one thread): the reward
+  terms went from ~42 ns per env (row by row, N=2048) to ~15 (lanes, N=16384), and the whole
+  kernel from ~120 to ~73 ns per env (N=2048).
 
 A term whose scale is 0 contributes exactly 0 (a select, not a multiply), so a NaN in an
 input of an inactive term cannot poison the reward: the NumPy path skips such terms and
@@ -24,12 +35,18 @@ import numba
 import numpy as np
 from numba import prange
 
-from termplan.intrinsics import fast_exp
-from termplan.kernel_options import INLINE_OPTIONS, PARALLEL_OPTIONS
+from termplan.intrinsics import lane_exp, lane_index
+from termplan.kernel_options import INLINE_OPTIONS, PARALLEL_OPTIONS, SERIAL_OPTIONS
 
 #: Doubles per thread row of the log scratch: 22 slots padded to a multiple of 16 (128 B),
 #: so two threads never write the same cache line.
 LOG_STRIDE = 32
+#: Envs per tile of the parallel pass (the lane loop's trip count; the tile's inputs stay in
+#: L1/L2 between the row loop and the lane loop).
+TILE = 128
+#: Rows of a thread's tile scratch: pose, upper-body pose and action-rate sums of the row
+#: loop, then the 22 weighted terms of the lane loop on logging steps.
+SCRATCH_ROWS = 3 + 22
 #: Literal observation offsets used by the kernel (checked against ``layout`` at import).
 KERNEL_OFFSETS = {
     "gyro": 0,
@@ -45,82 +62,180 @@ _TWO_PI = 2.0 * math.pi
 
 
 @numba.njit(**INLINE_OPTIONS)
+def _el(a, i, width, column):  # type: ignore[no-untyped-def]
+    """``a[i, column]`` of a row-major (n, width) array, read through its 1-D view ``a``."""
+    return a[lane_index(i, width, column)]
+
+
+@numba.njit(**INLINE_OPTIONS)
+def _at(a, i, width, column):  # type: ignore[no-untyped-def]
+    """:func:`_el` as float64."""
+    return float(_el(a, i, width, column))
+
+
+@numba.njit(**INLINE_OPTIONS)
 def _max_nan(a, b):  # type: ignore[no-untyped-def]
     """``max`` that returns NaN if either side is NaN (as ``np.maximum``)."""
-    if a != a or a > b:
-        return a
-    return b
+    return a if (a != a or a > b) else b
 
 
 @numba.njit(**INLINE_OPTIONS)
 def _min_nan(a, b):  # type: ignore[no-untyped-def]
     """``min`` that returns NaN if either side is NaN (as ``np.minimum``)."""
-    if a != a or a < b:
-        return a
-    return b
+    return a if (a != a or a < b) else b
 
 
 @numba.njit(**INLINE_OPTIONS)
-def _weigh(scale, k, value, log, tid, do_log):  # type: ignore[no-untyped-def]
-    """``scale[k] * value`` (exactly 0 when the scale is 0), summed into the thread's log row."""
+def _weigh(scale, k, value, terms, tid, lane, do_log):  # type: ignore[no-untyped-def]
+    """``scale[k] * value`` (exactly 0 when the scale is 0); kept for the log on log steps."""
     s = scale[k]
     w = s * value if s != 0.0 else 0.0
     if do_log:
-        log[tid, k] += w
+        terms[tid, 3 + k, lane] = w
     return w
 
 
 @numba.njit(**INLINE_OPTIONS)
 def fmod_two_pi(y):  # type: ignore[no-untyped-def]
-    """``np.fmod(y, 2*pi)``, bit for bit, without the library call for ``0 <= y < 4*pi``.
+    """``np.fmod(y, 2*pi)`` without a branch or call, bit for bit for ``0 <= y < 4*pi``.
 
     In that range the remainder is ``y`` or ``y - 2*pi``, and the subtraction is exact
-    (Sterbenz: ``2*pi <= y <= 2 * (2*pi)``), so it equals the exact ``fmod``. Anything else
-    (larger, negative, NaN) takes ``np.fmod``.
+    (Sterbenz: ``2*pi <= y <= 2 * (2*pi)``), so it equals the exact ``fmod``. Elsewhere
+    (larger or negative phases) it is ``y - 2*pi * trunc(y / (2*pi))``, within a few ulp of
+    ``|y|`` of it; NaN and inf give NaN as ``fmod`` does.
     """
-    if 0.0 <= y < 2.0 * _TWO_PI:
-        return y - _TWO_PI if y >= _TWO_PI else y
-    return np.fmod(y, _TWO_PI)
+    near = y - _TWO_PI if y >= _TWO_PI else y
+    far = y - _TWO_PI * np.trunc(y * (1.0 / _TWO_PI))
+    return near if (y >= 0.0 and y < 2.0 * _TWO_PI) else far
 
 
 @numba.njit(**INLINE_OPTIONS)
 def _swing_height(phase, swing):  # type: ignore[no-untyped-def]
     """Cubic Bezier foot height ``bez(phase, H)``: up in the first half-cycle, down after."""
     x = (fmod_two_pi(phase + math.pi) - math.pi + math.pi) / _TWO_PI
-    if x <= 0.5:
-        t = 2.0 * x
-        return swing * (t * (t * (3.0 - 2.0 * t)))
-    t = 2.0 * x - 1.0
-    return swing * (1.0 - t * (t * (3.0 - 2.0 * t)))
+    down = x > 0.5
+    t = 2.0 * x - 1.0 if down else 2.0 * x
+    s = t * (t * (3.0 - 2.0 * t))
+    return swing * (1.0 - s) if down else swing * s
 
 
 @numba.njit(**INLINE_OPTIONS)
-def _base_terms_i(  # type: ignore[no-untyped-def]
-    linvel, gyro, gravity, commands, base_height, scale, sigma, height_target, log, tid, do_log, i
+def _base_terms(  # type: ignore[no-untyped-def]
+    lv, gy, gr, cm, base_height, scale, sigma, height_target, terms, tid, lane, do_log, i
 ):
     """Slots 0-8, 11 and 21: velocity tracking, body motion, orientation, height, alive."""
-    vx, vy, vz = float(linvel[i, 0]), float(linvel[i, 1]), float(linvel[i, 2])
-    wx, wy, wz = float(gyro[i, 0]), float(gyro[i, 1]), float(gyro[i, 2])
-    cx, cy, cz = float(commands[i, 0]), float(commands[i, 1]), float(commands[i, 2])
+    vx, vy, vz = _at(lv, i, 3, 0), _at(lv, i, 3, 1), _at(lv, i, 3, 2)
+    wx, wy, wz = _at(gy, i, 3, 0), _at(gy, i, 3, 1), _at(gy, i, 3, 2)
+    cx, cy, cz = _at(cm, i, 3, 0), _at(cm, i, 3, 1), _at(cm, i, 3, 2)
     ex, ey, ez = cx - vx, cy - vy, cz - wz
-    r = _weigh(scale, 0, fast_exp(-((ex * ex + ey * ey) / sigma)), log, tid, do_log)
-    r += _weigh(scale, 1, fast_exp(-((ez * ez) / sigma)), log, tid, do_log)
+    r = _weigh(scale, 0, lane_exp(-((ex * ex + ey * ey) / sigma)), terms, tid, lane, do_log)
+    r += _weigh(scale, 1, lane_exp(-((ez * ez) / sigma)), terms, tid, lane, do_log)
     forward = _max_nan(vx, 0.0)
     command = _max_nan(cx, 1e-6)
-    r += _weigh(scale, 2, _min_nan(forward / command, 1.0), log, tid, do_log)
-    r += _weigh(scale, 3, _max_nan(cx - forward, 0.0) / command, log, tid, do_log)
-    r += _weigh(scale, 4, vz * vz, log, tid, do_log)
-    gx, gy = float(gravity[i, 0]), float(gravity[i, 1])
-    tilt = gx * gx + gy * gy
-    r += _weigh(scale, 5, tilt, log, tid, do_log)
-    r += _weigh(scale, 6, tilt, log, tid, do_log)
+    r += _weigh(scale, 2, _min_nan(forward / command, 1.0), terms, tid, lane, do_log)
+    r += _weigh(scale, 3, _max_nan(cx - forward, 0.0) / command, terms, tid, lane, do_log)
+    r += _weigh(scale, 4, vz * vz, terms, tid, lane, do_log)
+    gx, gyy = _at(gr, i, 3, 0), _at(gr, i, 3, 1)
+    tilt = gx * gx + gyy * gyy
+    r += _weigh(scale, 5, tilt, terms, tid, lane, do_log)
+    r += _weigh(scale, 6, tilt, terms, tid, lane, do_log)
     spin = wx * wx + wy * wy
-    r += _weigh(scale, 7, spin, log, tid, do_log)
-    r += _weigh(scale, 8, spin, log, tid, do_log)
-    dh = float(base_height[i]) - height_target
-    r += _weigh(scale, 11, dh * dh, log, tid, do_log)
-    r += _weigh(scale, 21, 1.0, log, tid, do_log)
+    r += _weigh(scale, 7, spin, terms, tid, lane, do_log)
+    r += _weigh(scale, 8, spin, terms, tid, lane, do_log)
+    dh = float(base_height[np.uint64(i)]) - height_target
+    r += _weigh(scale, 11, dh * dh, terms, tid, lane, do_log)
+    r += _weigh(scale, 21, 1.0, terms, tid, lane, do_log)
     return r
+
+
+@numba.njit(**INLINE_OPTIONS)
+def _joint_terms(scale, terms, tid, lane, do_log):  # type: ignore[no-untyped-def]
+    """Slots 9, 10, 12, 13: action rate (twice), pose, upper-body pose (row-loop sums)."""
+    pose, upper, rate = terms[tid, 0, lane], terms[tid, 1, lane], terms[tid, 2, lane]
+    r = _weigh(scale, 9, rate, terms, tid, lane, do_log)
+    r += _weigh(scale, 10, rate, terms, tid, lane, do_log)
+    r += _weigh(scale, 12, pose, terms, tid, lane, do_log)
+    r += _weigh(scale, 13, upper, terms, tid, lane, do_log)
+    return r
+
+
+@numba.njit(**INLINE_OPTIONS)
+def _feet_pose_terms(  # type: ignore[no-untyped-def]
+    lp, rp, lq, rq, close_threshold, scale, terms, tid, lane, do_log, i
+):
+    """Slots 14-15: feet too close in xy, feet not flat."""
+    dx = _at(lp, i, 3, 0) - _at(rp, i, 3, 0)
+    dy = _at(lp, i, 3, 1) - _at(rp, i, 3, 1)
+    d = math.sqrt(dx * dx + dy * dy)
+    close = (d - close_threshold) * (d - close_threshold) if d < close_threshold else 0.0
+    r = _weigh(scale, 14, close, terms, tid, lane, do_log)
+    l1, l2 = _at(lq, i, 4, 1), _at(lq, i, 4, 2)
+    r1, r2 = _at(rq, i, 4, 1), _at(rq, i, 4, 2)
+    r += _weigh(scale, 15, l1 * l1 + l2 * l2 + r1 * r1 + r2 * r2, terms, tid, lane, do_log)
+    return r
+
+
+@numba.njit(**INLINE_OPTIONS)
+def _gait_terms(  # type: ignore[no-untyped-def]
+    lv,
+    cm,
+    gp,
+    lp,
+    rp,
+    left_contact,
+    right_contact,
+    air,
+    swing,
+    phase_sigma,
+    min_fwd,
+    scale,
+    terms,
+    tid,
+    lane,
+    do_log,
+    i,
+):
+    """Slots 16-20: swing-height tracking, contrast, contact timing, double stance, air time."""
+    hl = _swing_height(_at(gp, i, 2, 0), swing)
+    hr = _swing_height(_at(gp, i, 2, 1), swing)
+    gate = 1.0 if _max_nan(_at(lv, i, 3, 0), 0.0) >= min_fwd else 0.0
+    zl, zr = _at(lp, i, 3, 2), _at(rp, i, 3, 2)
+    el, er = zl - hl, zr - hr
+    track = lane_exp(-((el * el + er * er) / phase_sigma)) * gate
+    r = _weigh(scale, 16, track, terms, tid, lane, do_log)
+    c = (zl - zr) - (hl - hr)
+    r += _weigh(scale, 17, lane_exp(-((c * c) / phase_sigma)) * gate, terms, tid, lane, do_log)
+    half = 0.5 * swing
+    ui = np.uint64(i)
+    lc, rc = left_contact[ui], right_contact[ui]
+    timing = (1.0 if lc == (hl <= half) else 0.0) + (1.0 if rc == (hr <= half) else 0.0)
+    r += _weigh(scale, 18, 0.5 * timing * gate, terms, tid, lane, do_log)
+    moving = _max_nan(_at(cm, i, 3, 0), 0.0) > 1e-6
+    r += _weigh(scale, 19, 1.0 if (lc and rc and moving) else 0.0, terms, tid, lane, do_log)
+    t0, t1 = _at(air, i, 2, 0), _at(air, i, 2, 1)
+    flight = (1.0 if 0.05 < t0 < 0.5 else 0.0) + (1.0 if 0.05 < t1 < 0.5 else 0.0)
+    r += _weigh(scale, 20, flight, terms, tid, lane, do_log)
+    return r
+
+
+@numba.njit(**INLINE_OPTIONS)
+def tilted(gz, max_tilt_rad, cos_low, cos_high):  # type: ignore[no-untyped-def]
+    """``not (acos(clip(gz, -1, 1)) <= max_tilt_rad)`` in float64 (NaN counts as tilted).
+
+    ``cos_low < cos(max_tilt_rad) < cos_high`` bracket the threshold by a margin far above
+    the rounding of ``acos``, so outside the bracket the answer is known without calling it
+    (``acos`` falls at least as fast as its argument rises); inside it, and for NaN, ``acos``
+    decides. The result equals the plain formula.
+    """
+    if gz > 1.0:
+        gz = 1.0
+    elif gz < -1.0:
+        gz = -1.0
+    if gz > cos_high:
+        return False
+    if gz < cos_low:
+        return True
+    return not (math.acos(gz) <= max_tilt_rad)
 
 
 @numba.njit(**INLINE_OPTIONS)
@@ -171,107 +286,21 @@ def _joint_noise_i(  # type: ignore[no-untyped-def]
 
 
 @numba.njit(**INLINE_OPTIONS)
-def _joint_terms_i(pose, upper, rate, scale, log, tid, do_log):  # type: ignore[no-untyped-def]
-    """Slots 9, 10, 12, 13: action rate (twice), pose, upper-body pose."""
-    r = _weigh(scale, 9, rate, log, tid, do_log)
-    r += _weigh(scale, 10, rate, log, tid, do_log)
-    r += _weigh(scale, 12, pose, log, tid, do_log)
-    r += _weigh(scale, 13, upper, log, tid, do_log)
-    return r
-
-
-@numba.njit(**INLINE_OPTIONS)
-def _feet_pose_terms_i(  # type: ignore[no-untyped-def]
-    left_pos, right_pos, left_quat, right_quat, close_threshold, scale, log, tid, do_log, i
-):
-    """Slots 14-15: feet too close in xy, feet not flat."""
-    dx = float(left_pos[i, 0] - right_pos[i, 0])
-    dy = float(left_pos[i, 1] - right_pos[i, 1])
-    d = math.sqrt(dx * dx + dy * dy)
-    close = (d - close_threshold) * (d - close_threshold) if d < close_threshold else 0.0
-    r = _weigh(scale, 14, close, log, tid, do_log)
-    l1, l2 = float(left_quat[i, 1]), float(left_quat[i, 2])
-    r1, r2 = float(right_quat[i, 1]), float(right_quat[i, 2])
-    r += _weigh(scale, 15, l1 * l1 + l2 * l2 + r1 * r1 + r2 * r2, log, tid, do_log)
-    return r
-
-
-@numba.njit(**INLINE_OPTIONS)
-def _gait_terms_i(  # type: ignore[no-untyped-def]
-    linvel,
-    commands,
-    gait_phase,
-    left_pos,
-    right_pos,
-    left_contact,
-    right_contact,
-    air_time,
-    swing,
-    phase_sigma,
-    min_fwd,
-    scale,
-    log,
-    tid,
-    do_log,
-    i,
-):
-    """Slots 16-20: swing-height tracking, contrast, contact timing, double stance, air time."""
-    hl = _swing_height(float(gait_phase[i, 0]), swing)
-    hr = _swing_height(float(gait_phase[i, 1]), swing)
-    gate = 1.0 if _max_nan(float(linvel[i, 0]), 0.0) >= min_fwd else 0.0
-    zl, zr = float(left_pos[i, 2]), float(right_pos[i, 2])
-    el, er = zl - hl, zr - hr
-    r = _weigh(scale, 16, fast_exp(-((el * el + er * er) / phase_sigma)) * gate, log, tid, do_log)
-    c = (zl - zr) - (hl - hr)
-    r += _weigh(scale, 17, fast_exp(-((c * c) / phase_sigma)) * gate, log, tid, do_log)
-    half = 0.5 * swing
-    lc, rc = left_contact[i], right_contact[i]
-    timing = (1.0 if lc == (hl <= half) else 0.0) + (1.0 if rc == (hr <= half) else 0.0)
-    r += _weigh(scale, 18, 0.5 * timing * gate, log, tid, do_log)
-    moving = _max_nan(float(commands[i, 0]), 0.0) > 1e-6
-    r += _weigh(scale, 19, 1.0 if (lc and rc and moving) else 0.0, log, tid, do_log)
-    t0, t1 = air_time[i, 0], air_time[i, 1]
-    air = (1.0 if 0.05 < t0 < 0.5 else 0.0) + (1.0 if 0.05 < t1 < 0.5 else 0.0)
-    r += _weigh(scale, 20, air, log, tid, do_log)
-    return r
-
-
-@numba.njit(**INLINE_OPTIONS)
-def tilted(gz, max_tilt_rad, cos_low, cos_high):  # type: ignore[no-untyped-def]
-    """``not (acos(clip(gz, -1, 1)) <= max_tilt_rad)`` in float64 (NaN counts as tilted).
-
-    ``cos_low < cos(max_tilt_rad) < cos_high`` bracket the threshold by a margin far above
-    the rounding of ``acos``, so outside the bracket the answer is known without calling it
-    (``acos`` falls at least as fast as its argument rises); inside it, and for NaN, ``acos``
-    decides. The result equals the plain formula.
-    """
-    if gz > 1.0:
-        gz = 1.0
-    elif gz < -1.0:
-        gz = -1.0
-    if gz > cos_high:
-        return False
-    if gz < cos_low:
-        return True
-    return not (math.acos(gz) <= max_tilt_rad)
-
-
-@numba.njit(**INLINE_OPTIONS)
 def _terminated_i(  # type: ignore[no-untyped-def]
-    gravity, base_height, max_tilt_rad, cos_low, cos_high, min_height, i
+    gr, base_height, max_tilt_rad, cos_low, cos_high, min_height, i
 ):
     """Tilt beyond the limit or base too low; NaN in either input terminates (float64)."""
-    too_tilted = tilted(float(gravity[i, 2]), max_tilt_rad, cos_low, cos_high)
+    too_tilted = tilted(_at(gr, i, 3, 2), max_tilt_rad, cos_low, cos_high)
     return too_tilted or not (base_height[i] >= min_height)
 
 
 @numba.njit(**INLINE_OPTIONS)
 def _small_obs_i(  # type: ignore[no-untyped-def]
-    linvel,
-    gyro,
-    gravity,
-    commands,
-    gait_phase,
+    lv,
+    gy,
+    gr,
+    cm,
+    gp,
     noise_gyro,
     noise_gravity,
     noisy,
@@ -284,7 +313,7 @@ def _small_obs_i(  # type: ignore[no-untyped-def]
 ):
     """Gyro, gravity (negated), commands, gait phase; the critic also gets linvel."""
     for k in range(3):
-        g, up = gyro[i, k], gravity[i, k]
+        g, up = _el(gy, i, 3, k), _el(gr, i, 3, k)
         if noisy:
             obs[i, k] = (g + noise_gyro[i, k]) * actor_gyro_mult
             obs[i, 3 + k] = -(up + noise_gravity[i, k])
@@ -293,15 +322,172 @@ def _small_obs_i(  # type: ignore[no-untyped-def]
             obs[i, 3 + k] = -up
         critic[i, k] = g * critic_gyro_mult
         critic[i, 3 + k] = -up
-        obs[i, 93 + k] = commands[i, k]
-        critic[i, 93 + k] = commands[i, k]
-        critic[i, 98 + k] = linvel[i, k] * critic_linvel_mult
+        command = _el(cm, i, 3, k)
+        obs[i, 93 + k] = command
+        critic[i, 93 + k] = command
+        critic[i, 98 + k] = _el(lv, i, 3, k) * critic_linvel_mult
     for k in range(2):
-        obs[i, 96 + k] = gait_phase[i, k]
-        critic[i, 96 + k] = gait_phase[i, k]
+        phase = _el(gp, i, 2, k)
+        obs[i, 96 + k] = phase
+        critic[i, 96 + k] = phase
+
+
+@numba.njit(**INLINE_OPTIONS)
+def _lanes(  # type: ignore[no-untyped-def]
+    lv,
+    gy,
+    gr,
+    cm,
+    gp,
+    lp,
+    rp,
+    lq,
+    rq,
+    air,
+    base_height,
+    left_contact,
+    right_contact,
+    scale,
+    ctrl_dt,
+    sigma,
+    height_target,
+    swing,
+    phase_sigma,
+    min_fwd,
+    close_threshold,
+    reward,
+    terms,
+    tid,
+    lo,
+    count,
+    do_log,
+):
+    """Lane loop: the 22 weighted terms and the reward of envs ``lo .. lo + count`` (branch-free,
+    so LLVM vectorises it across envs; ``do_log`` is a literal at each call site)."""
+    for lane in range(count):
+        i = lo + lane
+        r = _base_terms(
+            lv, gy, gr, cm, base_height, scale, sigma, height_target, terms, tid, lane, do_log, i
+        )
+        r += _joint_terms(scale, terms, tid, lane, do_log)
+        r += _feet_pose_terms(lp, rp, lq, rq, close_threshold, scale, terms, tid, lane, do_log, i)
+        r += _gait_terms(
+            lv, cm, gp, lp, rp, left_contact, right_contact, air, swing, phase_sigma, min_fwd,
+            scale, terms, tid, lane, do_log, i,
+        )  # fmt: skip
+        reward[np.uint64(i)] = r * ctrl_dt
+
+
+@numba.njit(**INLINE_OPTIONS)
+def _flush_log(terms, tid, count, log):  # type: ignore[no-untyped-def]
+    """Add the tile's weighted terms (scratch rows 3..24) into the thread's log row."""
+    for k in range(SCRATCH_ROWS - 3):
+        total = 0.0
+        for lane in range(count):
+            total += terms[tid, 3 + k, lane]
+        log[tid, k] += total
 
 
 @numba.njit(**PARALLEL_OPTIONS)
+def _tiles(  # type: ignore[no-untyped-def]
+    lv,
+    gy,
+    gr,
+    dof_pos,
+    dof_vel,
+    current_actions,
+    last_actions,
+    cm,
+    gp,
+    base_height,
+    lp,
+    rp,
+    lq,
+    rq,
+    left_contact,
+    right_contact,
+    air,
+    noise_gyro,
+    noise_gravity,
+    noise_dof_pos,
+    noise_dof_vel,
+    default_angles,
+    pose_weights,
+    upper_body_weights,
+    scale,
+    ctrl_dt,
+    tracking_sigma,
+    base_height_target,
+    min_base_height,
+    max_tilt_rad,
+    swing_height,
+    phase_sigma,
+    min_fwd,
+    close_threshold,
+    cos_tilt_low,
+    cos_tilt_high,
+    actor_gyro_mult,
+    actor_dof_vel_mult,
+    critic_gyro_mult,
+    critic_dof_vel_mult,
+    critic_linvel_mult,
+    noisy,
+    do_log,
+    obs,
+    critic,
+    reward,
+    terminated,
+    log_scratch,
+    terms,
+):
+    """The parallel pass over tiles (see the module docstring).
+
+    The per-env inputs of the lane loop arrive as 1-D views (made by :func:`g1_walk_kernel`),
+    so their row widths are literals in the index arithmetic; LLVM's runtime overlap checks
+    of the vectorised lane loop then run once per tile, not per env.
+    """
+    n = reward.shape[0]
+    for t in prange((n + TILE - 1) // TILE):
+        tid = numba.get_thread_id()
+        lo = t * TILE
+        count = min(TILE, n - lo)
+        for lane in range(count):
+            i = lo + lane
+            pose, upper, rate = _joints_i(
+                dof_pos, dof_vel, current_actions, last_actions, default_angles, pose_weights,
+                upper_body_weights, actor_dof_vel_mult, critic_dof_vel_mult, obs, critic, i,
+            )  # fmt: skip
+            terms[tid, 0, lane] = pose
+            terms[tid, 1, lane] = upper
+            terms[tid, 2, lane] = rate
+            if noisy:
+                _joint_noise_i(
+                    dof_pos, dof_vel, default_angles, noise_dof_pos, noise_dof_vel,
+                    actor_dof_vel_mult, obs, i,
+                )  # fmt: skip
+            _small_obs_i(
+                lv, gy, gr, cm, gp, noise_gyro, noise_gravity, noisy, actor_gyro_mult,
+                critic_gyro_mult, critic_linvel_mult, obs, critic, i,
+            )  # fmt: skip
+            terminated[i] = _terminated_i(
+                gr, base_height, max_tilt_rad, cos_tilt_low, cos_tilt_high, min_base_height, i
+            )
+        if do_log:
+            _lanes(
+                lv, gy, gr, cm, gp, lp, rp, lq, rq, air, base_height, left_contact,
+                right_contact, scale, ctrl_dt, tracking_sigma, base_height_target, swing_height,
+                phase_sigma, min_fwd, close_threshold, reward, terms, tid, lo, count, True,
+            )  # fmt: skip
+            _flush_log(terms, tid, count, log_scratch)
+        else:
+            _lanes(
+                lv, gy, gr, cm, gp, lp, rp, lq, rq, air, base_height, left_contact,
+                right_contact, scale, ctrl_dt, tracking_sigma, base_height_target, swing_height,
+                phase_sigma, min_fwd, close_threshold, reward, terms, tid, lo, count, False,
+            )  # fmt: skip
+
+
+@numba.njit(**SERIAL_OPTIONS)
 def g1_walk_kernel(  # type: ignore[no-untyped-def]
     linvel,
     gyro,
@@ -351,97 +537,22 @@ def g1_walk_kernel(  # type: ignore[no-untyped-def]
     reward,
     terminated,
     log_scratch,
+    tile_scratch,
 ):
-    """The whole hot slice, one env row per ``prange`` iteration (outputs written in place)."""
-    for i in prange(reward.shape[0]):
-        tid = numba.get_thread_id()
-        r = _base_terms_i(
-            linvel,
-            gyro,
-            gravity,
-            commands,
-            base_height,
-            scale,
-            tracking_sigma,
-            base_height_target,
-            log_scratch,
-            tid,
-            do_log,
-            i,
-        )
-        pose, upper, rate = _joints_i(
-            dof_pos,
-            dof_vel,
-            current_actions,
-            last_actions,
-            default_angles,
-            pose_weights,
-            upper_body_weights,
-            actor_dof_vel_mult,
-            critic_dof_vel_mult,
-            obs,
-            critic,
-            i,
-        )
-        if noisy:
-            _joint_noise_i(
-                dof_pos,
-                dof_vel,
-                default_angles,
-                noise_dof_pos,
-                noise_dof_vel,
-                actor_dof_vel_mult,
-                obs,
-                i,
-            )
-        r += _joint_terms_i(pose, upper, rate, scale, log_scratch, tid, do_log)
-        r += _feet_pose_terms_i(
-            left_foot_pos,
-            right_foot_pos,
-            left_foot_quat,
-            right_foot_quat,
-            close_threshold,
-            scale,
-            log_scratch,
-            tid,
-            do_log,
-            i,
-        )
-        r += _gait_terms_i(
-            linvel,
-            commands,
-            gait_phase,
-            left_foot_pos,
-            right_foot_pos,
-            left_contact,
-            right_contact,
-            feet_air_time,
-            swing_height,
-            phase_sigma,
-            min_fwd,
-            scale,
-            log_scratch,
-            tid,
-            do_log,
-            i,
-        )
-        reward[i] = r * ctrl_dt
-        terminated[i] = _terminated_i(
-            gravity, base_height, max_tilt_rad, cos_tilt_low, cos_tilt_high, min_base_height, i
-        )
-        _small_obs_i(
-            linvel,
-            gyro,
-            gravity,
-            commands,
-            gait_phase,
-            noise_gyro,
-            noise_gravity,
-            noisy,
-            actor_gyro_mult,
-            critic_gyro_mult,
-            critic_linvel_mult,
-            obs,
-            critic,
-            i,
-        )
+    """The whole hot slice (outputs written in place): 1-D views, then :func:`_tiles`.
+
+    ``tile_scratch`` is (threads, :data:`SCRATCH_ROWS`, :data:`TILE`) float64.
+    """
+    n = reward.shape[0]
+    _tiles(
+        linvel.reshape(3 * n), gyro.reshape(3 * n), gravity.reshape(3 * n), dof_pos, dof_vel,
+        current_actions, last_actions, commands.reshape(3 * n), gait_phase.reshape(2 * n),
+        base_height, left_foot_pos.reshape(3 * n), right_foot_pos.reshape(3 * n),
+        left_foot_quat.reshape(4 * n), right_foot_quat.reshape(4 * n), left_contact,
+        right_contact, feet_air_time.reshape(2 * n), noise_gyro, noise_gravity, noise_dof_pos,
+        noise_dof_vel, default_angles, pose_weights, upper_body_weights, scale, ctrl_dt,
+        tracking_sigma, base_height_target, min_base_height, max_tilt_rad, swing_height,
+        phase_sigma, min_fwd, close_threshold, cos_tilt_low, cos_tilt_high, actor_gyro_mult,
+        actor_dof_vel_mult, critic_gyro_mult, critic_dof_vel_mult, critic_linvel_mult, noisy,
+        do_log, obs, critic, reward, terminated, log_scratch, tile_scratch,
+    )  # fmt: skip
