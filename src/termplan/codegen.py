@@ -15,7 +15,12 @@ per-axis work of one env shares one loop per axis; no intermediate per-env array
 
 Kernel signature (``input names`` from :attr:`ResolvedPlan.inputs`)::
 
-    step_*(n, in_<input>..., scales, out_reward, out_terminated, out_<group>..., out_logs)
+    step_*(n, in_<input>..., scales, out_reward, out_terminated, out_<group>..., out_logs,
+           scratch)
+
+Plans that split (:mod:`termplan.lanes`) run each tile of envs as a row loop and a
+vectorised lane loop; ``scratch`` carries the row loop's accumulators to the lane loop.
+Others run one env per iteration and ignore ``scratch``.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from dataclasses import dataclass, replace
 from termplan import intrinsics
 from termplan.errors import TermPlanError
 from termplan.kernel_options import LLVM_OPTIONS, PARALLEL_OPTIONS, SERIAL_OPTIONS
+from termplan.lanes import TILE, LaneSplit, flat_inputs, lane_line, lane_split
 from termplan.plan import ResolvedPlan, ResolvedTerm
 from termplan.spec import ENV_STAGE, POST_STAGE, Constant, TermKind, VectorSource
 
@@ -54,30 +60,38 @@ class KernelSource:
     groups: tuple[str, ...]
     rewards: tuple[str, ...]
     scale_mode: ScaleMode
+    #: Rows of a thread's lane scratch, ``(threads, scratch_rows, lanes.TILE)`` float64.
+    scratch_rows: int = 1
 
     def arguments(self) -> tuple[str, ...]:
         """Kernel parameter names, in order."""
         outs = tuple(f"out_{g}" for g in self.groups)
         ins = tuple(f"in_{n}" for n in self.inputs)
-        return ("n", *ins, "scales", "out_reward", "out_terminated", *outs, "out_logs")
+        return ("n", *ins, "scales", "out_reward", "out_terminated", *outs, "out_logs", "scratch")
 
 
 def generate_source(plan: ResolvedPlan, scale_mode: ScaleMode = ScaleMode.BAKED) -> KernelSource:
     """Render the kernel module of ``plan`` (pure: equal plans give byte-equal text)."""
     rewards = plan.active(TermKind.REWARD)
-    body, helpers = _inline_helpers(_env_body(plan, scale_mode))
+    split = lane_split(plan)
     contract = KernelSource(
         "",
         tuple(s.name for s in plan.inputs),
         tuple(g for g, _ in plan.groups),
         tuple(t.name for t in rewards),
         scale_mode,
+        split.scratch_rows() if split else 1,
     )
     args = ", ".join(contract.arguments())
-    parts = [_header(plan, scale_mode, helpers), *_constants(plan)]
-    for variant in VARIANTS:
-        parts.append(_kernel(variant, args, body, rewards, "_log" in variant))
-    parts.append(_first_touch(plan))
+    if split is None:
+        body, helpers = _inline_helpers(_env_body(plan, scale_mode))
+        kernels = [_kernel(v, args, body, rewards, "_log" in v) for v in VARIANTS]
+    else:
+        tiled = _tiled_bodies(plan, scale_mode, split)
+        text = "\n".join(tiled[0] + tiled[1])
+        helpers = tuple(h for h in ("fast_exp", "lane_exp", "lane_index") if f"{h}(" in text)
+        kernels = [_tiled_kernel(v, args, plan, tiled, rewards, "_log" in v) for v in VARIANTS]
+    parts = [_header(plan, scale_mode, helpers), *_constants(plan), *kernels, _first_touch(plan)]
     return replace(contract, text="\n\n".join(parts) + "\n")
 
 
@@ -106,7 +120,7 @@ def _header(plan: ResolvedPlan, scale_mode: ScaleMode, helpers: tuple[str, ...])
         "import math",
         "",
         "import numpy as np",
-        "from numba import njit, prange",
+        "from numba import get_thread_id, njit, prange",
     ]
     if helpers:
         # The digest puts the helpers' source into this text's hash (its cache key).
@@ -189,6 +203,71 @@ def _first_touch(plan: ResolvedPlan) -> str:
             f"{INDENT * 2}for k in range({width}):",
             f"{INDENT * 3}out_{group}[i, k] = 0.0",
         ]
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------ tiled
+
+
+def _tiled_bodies(
+    plan: ResolvedPlan, scale_mode: ScaleMode, split: LaneSplit
+) -> tuple[list[str], list[str]]:
+    """Row-loop lines and lane-loop lines of one env (relative indent)."""
+    writes = _observation_writes(plan)
+    row: list[str] = []
+    for frag in plan.fragments:
+        if frag.name in split.row_fragments:
+            row += frag.stage_lines(ENV_STAGE)
+    for axis in plan.axes:
+        stage = f"loop:{axis.name}"
+        lines = [ln for f in plan.fragments for ln in f.stage_lines(stage)]
+        lines += writes.get(stage, [])
+        if lines:
+            row.append(f"for {axis.var} in range({axis.extent}):")
+            row += [INDENT + ln for ln in lines]
+    row += writes.get(POST_STAGE, [])
+    row, _ = _inline_helpers(row)
+    row += [f"scratch[tid, {k}, lane] = {name}" for k, name in enumerate(split.carried)]
+    lane = [f"{name} = scratch[tid, {k}, lane]" for k, name in enumerate(split.carried)]
+    for frag in plan.fragments:
+        if frag.name not in split.row_fragments:
+            lane += frag.stage_lines(ENV_STAGE)
+    lane += _reward_lines(plan, scale_mode) + _termination_lines(plan)
+    return row, [lane_line(plan, ln) for ln in lane]
+
+
+def _tiled_kernel(
+    variant: str,
+    args: str,
+    plan: ResolvedPlan,
+    bodies: tuple[list[str], list[str]],
+    rewards: tuple[ResolvedTerm, ...],
+    log: bool,
+) -> str:
+    """One variant as tiles of a row loop and a lane loop (see :mod:`termplan.lanes`)."""
+    parallel = "parallel" in variant
+    row, lane = bodies
+    lines = [_decorator(parallel), f"def {variant}({args}):"]
+    for name in flat_inputs(plan, lane):
+        lines.append(f"{INDENT}f_{name} = in_{name}.reshape(in_{name}.size)")
+    if log:
+        lines += [f"{INDENT}log_{k} = 0.0" for k in range(len(rewards))]
+    lines += [
+        f"{INDENT}for t in {'prange' if parallel else 'range'}((n + {TILE - 1}) // {TILE}):",
+        f"{INDENT * 2}tid = {'get_thread_id()' if parallel else '0'}",
+        f"{INDENT * 2}lo = t * {TILE}",
+        f"{INDENT * 2}count = min({TILE}, n - lo)",
+    ]
+    for body in (row, lane):
+        lines += [f"{INDENT * 2}for lane in range(count):", f"{INDENT * 3}i = lo + lane"]
+        for line in body:
+            if line.startswith("#LOG "):
+                if log:
+                    lines.append(INDENT * 3 + line[5:])
+                continue
+            lines.append(INDENT * 3 + line if line else "")
+    if log:
+        lines += [f"{INDENT}out_logs[{k}] = log_{k}" for k in range(len(rewards))]
     return "\n".join(lines)
 
 

@@ -27,6 +27,7 @@ from termplan.codegen import KernelSource, ScaleMode, generate_source
 from termplan.compile import CacheStatus, load_source
 from termplan.errors import TermPlanError
 from termplan.kernel_options import PARALLEL_OPTIONS
+from termplan.lanes import TILE
 from termplan.plan import PlanNumpyRuntime, PlanOutputs, ResolvedPlan, check_inputs, reward_index
 from termplan.spec import TermKind
 from termplan.threads import apply_threads, max_threads
@@ -232,6 +233,7 @@ class FusedRuntime:
         self.log_scales = np.array([t.scale for t in self.rewards], np.float64)
         self.scales = self._initial_scales(scale_mode)
         self.outputs = PlanOutputs.allocate(plan, num_envs)
+        self._scratch = np.zeros((max_threads(), self.source.scratch_rows, TILE), np.float64)
         self._first_touch()
         self._bound: tuple[Any, ...] = ()
         self._args: tuple[Any, ...] = ()
@@ -303,6 +305,7 @@ class FusedRuntime:
             out.terminated,
             *groups,
             out.logs,
+            self._scratch,
         )
         self._bound = tuple(views)
 
@@ -387,7 +390,10 @@ class FusedRuntime:
         dummies = [np.zeros((1, *s.shape), s.dtype) for s in self.plan.inputs]
         out = self.outputs
         groups = [out.groups[g] for g in self.source.groups]
-        return (0, *dummies, self.scales, out.reward, out.terminated, *groups, out.logs)
+        return (
+            0, *dummies, self.scales, out.reward, out.terminated, *groups, out.logs,
+            self._scratch,
+        )  # fmt: skip
 
 
 # ------------------------------------------------------------------------ backends

@@ -74,13 +74,13 @@ def test_f64_from_bits_rejects_a_non_int64() -> None:
         bad(1.5)
 
 
-def test_generated_source_uses_fast_exp_and_names_the_helper_digest() -> None:
-    """A plan with exp terms imports the helper and carries its digest (cache key)."""
+def test_generated_source_uses_lane_exp_and_names_the_helper_digest() -> None:
+    """A split plan with exp terms imports the branch-free helper and carries its digest."""
     plan = build_plan(resolve_profile("sac_default", None), False, check_default_angles(None))
     text = generate_source(plan).text
     assert "math.exp(" not in text
-    assert "fast_exp(" in text
-    assert "from termplan.intrinsics import fast_exp" in text
+    assert "lane_exp(" in text
+    assert "from termplan.intrinsics import lane_exp, lane_index" in text
     assert f"source digest: {intrinsics.source_digest()}" in text
 
 

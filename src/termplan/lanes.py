@@ -1,0 +1,102 @@
+"""Row/lane split of a plan's env body (pure; used by :mod:`termplan.codegen`).
+
+A per-env body that mixes a joint loop with a few dozen scalar reward formulas runs the
+scalar part one env at a time. Split, each tile of :data:`TILE` envs runs two loops:
+
+* the **row loop** (env by env): every fragment that has axis-loop lines, their
+  accumulator initialisations, the axis loops, and every observation copy;
+* the **lane loop** (branch-free, vectorised by LLVM across the tile's envs): the other
+  env-stage fragments, the rewards and the termination, reading the loop accumulators
+  back from a per-thread scratch (``scratch[tid, k, lane]``).
+
+In the lane loop, inputs are read through 1-D views with unsigned, literal-width indices
+(``f_<input>[lane_index(i, width, c)]``) and ``fast_exp`` becomes the branch-free
+``lane_exp``: with a runtime row stride or a conditional call the loop stays scalar (see
+:mod:`termplan.intrinsics`). A plan splits only when that is sound: axis-loop fragments
+read no value of another env-stage fragment, nothing but observation copies runs after the
+loops, and every carried accumulator is a fragment-named variable its env line initialises.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from termplan.plan import ResolvedPlan
+from termplan.spec import ENV_STAGE, POST_STAGE, Fragment, TermKind
+
+#: Envs per tile (the lane loop's trip count).
+TILE = 128
+
+_ROW_MAJOR = re.compile(r"\bin_(\w+)\[i, (\d+)\]")
+_PER_ENV = re.compile(r"\b(in_\w+|out_reward|out_terminated)\[i\]")
+_FLAT = re.compile(r"\bf_(\w+)\[lane_index\(")
+
+
+@dataclass(frozen=True)
+class LaneSplit:
+    """Which fragments run in the row loop, and what the lane loop reads back."""
+
+    row_fragments: frozenset[str]
+    carried: tuple[str, ...]
+
+    def scratch_rows(self) -> int:
+        """Rows of a thread's scratch (at least one, so the argument always has a shape)."""
+        return max(1, len(self.carried))
+
+
+def _is_row(frag: Fragment) -> bool:
+    return any(stage.startswith("loop:") for stage, _ in frag.lines)
+
+
+def _carried_name(frag: Fragment) -> str | None:
+    """The accumulator a row fragment carries: its name, initialised by its one env line."""
+    env = frag.stage_lines(ENV_STAGE)
+    if not env:
+        return ""
+    if len(env) == 1 and env[0].startswith(f"{frag.name} = "):
+        return frag.name
+    return None
+
+
+def lane_split(plan: ResolvedPlan) -> LaneSplit | None:
+    """The split of ``plan``, or None when its body must stay one loop (module docstring)."""
+    rows = {f.name for f in plan.fragments if _is_row(f)}
+    if not rows:
+        return None
+    for term in plan.active(TermKind.OBSERVATION):
+        if any(dep not in rows for src in plan.term_sources(term.name) for dep in src.needs):
+            return None
+    carried = []
+    for frag in plan.fragments:
+        if frag.stage_lines(POST_STAGE):
+            return None
+        if frag.name not in rows:
+            continue
+        if any(dep not in rows for dep in frag.needs):
+            return None
+        name = _carried_name(frag)
+        if name is None:
+            return None
+        if name:
+            carried.append(name)
+    return LaneSplit(frozenset(rows), tuple(carried))
+
+
+def lane_line(plan: ResolvedPlan, line: str) -> str:
+    """``line`` with per-env reads and writes in the lane loop's unsigned flat form."""
+    widths = {s.name: s.width for s in plan.inputs}
+
+    def flat(match: re.Match[str]) -> str:
+        name, column = match.group(1), match.group(2)
+        return f"f_{name}[lane_index(i, {widths[name]}, {column})]"
+
+    line = _ROW_MAJOR.sub(flat, line)
+    line = _PER_ENV.sub(lambda m: f"{m.group(1)}[np.uint64(i)]", line)
+    return line.replace("math.exp(", "lane_exp(").replace("fast_exp(", "lane_exp(")
+
+
+def flat_inputs(plan: ResolvedPlan, lines: list[str]) -> tuple[str, ...]:
+    """Inputs the (rewritten) lane lines read through a 1-D view ``f_<name>``, in plan order."""
+    used = {m.group(1) for line in lines for m in _FLAT.finditer(line)}
+    return tuple(s.name for s in plan.inputs if s.name in used)
