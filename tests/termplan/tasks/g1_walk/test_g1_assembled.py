@@ -8,9 +8,11 @@ from conftest import assert_outputs_agree, snapshot
 
 from termplan.codegen import ScaleMode, generate_source
 from termplan.errors import TermPlanError
+from termplan.lanes import TILE as LANE_TILE
 from termplan.tasks import g1_walk
 from termplan.tasks.g1_walk import NoiseConfig, draw_noise, make_batch
 from termplan.tasks.g1_walk.assembled import AssembledG1Walk
+from termplan.tasks.g1_walk.handwritten_kernel import TILE as HAND_TILE
 from termplan.tasks.g1_walk.profiles import OWNER_NOISE, OWNER_VARIANTS, get_profile
 from termplan.tasks.g1_walk.terms import build_plan
 
@@ -122,3 +124,18 @@ def test_one_parfor() -> None:
     """The parallel kernel is a single parfor (all work of an env in one loop)."""
     hot = AssembledG1Walk("full_supported", 64, num_threads=2)
     assert hot.runtime.parfor_count("step_parallel") == 1
+
+
+@pytest.mark.parametrize("num_threads", [1, 2])
+def test_tile_boundaries(num_threads: int) -> None:
+    """More envs than one tile, the last tile partial: every path agrees on every row (the
+    hand-written kernel and the generated one both work tile by tile), logs included."""
+    n = max(HAND_TILE, LANE_TILE) + 37
+    batch = _with_nans(make_batch(n, seed=9))
+    hot = AssembledG1Walk("full_supported", n, num_threads=num_threads)
+    hand = g1_walk.build("full_supported", n, "handwritten", num_threads=num_threads)
+    ref = g1_walk.build("full_supported", n, "numpy")
+    for step in (0, 1):
+        want = snapshot(ref.compute(batch, step))
+        assert_outputs_agree(want, snapshot(hot.compute(batch, step)))
+        assert_outputs_agree(want, snapshot(hand.compute(batch, step)))
