@@ -178,15 +178,22 @@ def _kernel(
     if log:
         lines += [f"{INDENT}log_{k} = 0.0" for k in range(len(rewards))]
     lines.append(f"{INDENT}for i in {loop}(n):")
-    for line in body:
-        if line.startswith("#LOG "):
-            if log:
-                lines.append(INDENT * 2 + line[5:])
-            continue
-        lines.append(INDENT * 2 + line if line else "")
+    lines += _indented(body, 2, log)
     if log:
         lines += [f"{INDENT}out_logs[{k}] = log_{k}" for k in range(len(rewards))]
     return "\n".join(lines)
+
+
+def _indented(body: list[str], depth: int, log: bool) -> list[str]:
+    """``body`` at ``depth`` indents; ``#LOG`` lines kept (unmarked) only when ``log``."""
+    lines = []
+    for line in body:
+        if line.startswith("#LOG "):
+            if log:
+                lines.append(INDENT * depth + line[5:])
+            continue
+        lines.append(INDENT * depth + line if line else "")
+    return lines
 
 
 def _first_touch(plan: ResolvedPlan) -> str:
@@ -260,12 +267,7 @@ def _tiled_kernel(
     ]
     for body in (row, lane):
         lines += [f"{INDENT * 2}for lane in range(count):", f"{INDENT * 3}i = lo + lane"]
-        for line in body:
-            if line.startswith("#LOG "):
-                if log:
-                    lines.append(INDENT * 3 + line[5:])
-                continue
-            lines.append(INDENT * 3 + line if line else "")
+        lines += _indented(body, 3, log)
     if log:
         lines += [f"{INDENT}out_logs[{k}] = log_{k}" for k in range(len(rewards))]
     return "\n".join(lines)

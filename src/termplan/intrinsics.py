@@ -66,10 +66,8 @@ def f64_from_bits(typingctx: Any, bits: Any) -> Any:
 
 
 @numba.njit(**INLINE_OPTIONS)
-def fast_exp(x: float) -> float:
-    """``exp(x)`` to a few float64 ulp, inline (see the module docstring)."""
-    if not (x > EXP_LOW and x < EXP_HIGH):
-        return math.exp(x)
+def _exp_in_range(x: float) -> float:
+    """The polynomial ``exp`` of both helpers, for ``EXP_LOW <= x <= EXP_HIGH`` only."""
     k = math.floor(x * _LOG2E + 0.5)
     r = (x - k * _LN2_HI) - k * _LN2_LO
     # Estrin's scheme: the same degree-12 Taylor polynomial with a short dependency chain
@@ -79,22 +77,21 @@ def fast_exp(x: float) -> float:
     q1 = (1.0 / 24.0 + r * (1.0 / 120.0)) + r2 * (1.0 / 720.0 + r * (1.0 / 5040.0))
     q2 = (1.0 / 40320.0 + r * (1.0 / 362880.0)) + r2 * (1.0 / 3628800.0 + r * (1.0 / 39916800.0))
     p = (q0 + r4 * q1) + (r4 * r4) * (q2 + r4 * (1.0 / 479001600.0))
-    return p * f64_from_bits((int(k) + 1023) << 52)  # type: ignore[call-arg]
+    return p * f64_from_bits((np.int64(k) + 1023) << 52)  # type: ignore[call-arg]
+
+
+@numba.njit(**INLINE_OPTIONS)
+def fast_exp(x: float) -> float:
+    """``exp(x)`` to a few float64 ulp, inline (see the module docstring)."""
+    if not (x > EXP_LOW and x < EXP_HIGH):
+        return math.exp(x)
+    return _exp_in_range(x)
 
 
 @numba.njit(**INLINE_OPTIONS)
 def lane_exp(x: float) -> float:
     """``exp(x)`` without branches or calls (vectorisable; see the module docstring)."""
-    xc = min(max(x, EXP_LOW), EXP_HIGH)
-    k = math.floor(xc * _LOG2E + 0.5)
-    r = (xc - k * _LN2_HI) - k * _LN2_LO
-    r2 = r * r
-    r4 = r2 * r2
-    q0 = (1.0 + r) + r2 * (0.5 + r * (1.0 / 6.0))
-    q1 = (1.0 / 24.0 + r * (1.0 / 120.0)) + r2 * (1.0 / 720.0 + r * (1.0 / 5040.0))
-    q2 = (1.0 / 40320.0 + r * (1.0 / 362880.0)) + r2 * (1.0 / 3628800.0 + r * (1.0 / 39916800.0))
-    p = (q0 + r4 * q1) + (r4 * r4) * (q2 + r4 * (1.0 / 479001600.0))
-    y = p * f64_from_bits((np.int64(k) + 1023) << 52)  # type: ignore[call-arg]
+    y = _exp_in_range(min(max(x, EXP_LOW), EXP_HIGH))
     y = 0.0 if x < EXP_LOW else y
     y = math.inf if x > EXP_HIGH else y
     return x if x != x else y

@@ -36,7 +36,7 @@ import numpy as np
 from numba import prange
 
 from termplan.intrinsics import lane_exp, lane_index
-from termplan.kernel_options import INLINE_OPTIONS, PARALLEL_OPTIONS, SERIAL_OPTIONS
+from termplan.kernel_options import INLINE_OPTIONS, PARALLEL_OPTIONS
 
 #: Doubles per thread row of the log scratch: 22 slots padded to a multiple of 16 (128 B),
 #: so two threads never write the same cache line.
@@ -389,105 +389,6 @@ def _flush_log(terms, tid, count, log):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(**PARALLEL_OPTIONS)
-def _tiles(  # type: ignore[no-untyped-def]
-    lv,
-    gy,
-    gr,
-    dof_pos,
-    dof_vel,
-    current_actions,
-    last_actions,
-    cm,
-    gp,
-    base_height,
-    lp,
-    rp,
-    lq,
-    rq,
-    left_contact,
-    right_contact,
-    air,
-    noise_gyro,
-    noise_gravity,
-    noise_dof_pos,
-    noise_dof_vel,
-    default_angles,
-    pose_weights,
-    upper_body_weights,
-    scale,
-    ctrl_dt,
-    tracking_sigma,
-    base_height_target,
-    min_base_height,
-    max_tilt_rad,
-    swing_height,
-    phase_sigma,
-    min_fwd,
-    close_threshold,
-    cos_tilt_low,
-    cos_tilt_high,
-    actor_gyro_mult,
-    actor_dof_vel_mult,
-    critic_gyro_mult,
-    critic_dof_vel_mult,
-    critic_linvel_mult,
-    noisy,
-    do_log,
-    obs,
-    critic,
-    reward,
-    terminated,
-    log_scratch,
-    terms,
-):
-    """The parallel pass over tiles (see the module docstring).
-
-    The per-env inputs of the lane loop arrive as 1-D views (made by :func:`g1_walk_kernel`),
-    so their row widths are literals in the index arithmetic; LLVM's runtime overlap checks
-    of the vectorised lane loop then run once per tile, not per env.
-    """
-    n = reward.shape[0]
-    for t in prange((n + TILE - 1) // TILE):
-        tid = numba.get_thread_id()
-        lo = t * TILE
-        count = min(TILE, n - lo)
-        for lane in range(count):
-            i = lo + lane
-            pose, upper, rate = _joints_i(
-                dof_pos, dof_vel, current_actions, last_actions, default_angles, pose_weights,
-                upper_body_weights, actor_dof_vel_mult, critic_dof_vel_mult, obs, critic, i,
-            )  # fmt: skip
-            terms[tid, 0, lane] = pose
-            terms[tid, 1, lane] = upper
-            terms[tid, 2, lane] = rate
-            if noisy:
-                _joint_noise_i(
-                    dof_pos, dof_vel, default_angles, noise_dof_pos, noise_dof_vel,
-                    actor_dof_vel_mult, obs, i,
-                )  # fmt: skip
-            _small_obs_i(
-                lv, gy, gr, cm, gp, noise_gyro, noise_gravity, noisy, actor_gyro_mult,
-                critic_gyro_mult, critic_linvel_mult, obs, critic, i,
-            )  # fmt: skip
-            terminated[i] = _terminated_i(
-                gr, base_height, max_tilt_rad, cos_tilt_low, cos_tilt_high, min_base_height, i
-            )
-        if do_log:
-            _lanes(
-                lv, gy, gr, cm, gp, lp, rp, lq, rq, air, base_height, left_contact,
-                right_contact, scale, ctrl_dt, tracking_sigma, base_height_target, swing_height,
-                phase_sigma, min_fwd, close_threshold, reward, terms, tid, lo, count, True,
-            )  # fmt: skip
-            _flush_log(terms, tid, count, log_scratch)
-        else:
-            _lanes(
-                lv, gy, gr, cm, gp, lp, rp, lq, rq, air, base_height, left_contact,
-                right_contact, scale, ctrl_dt, tracking_sigma, base_height_target, swing_height,
-                phase_sigma, min_fwd, close_threshold, reward, terms, tid, lo, count, False,
-            )  # fmt: skip
-
-
-@numba.njit(**SERIAL_OPTIONS)
 def g1_walk_kernel(  # type: ignore[no-untyped-def]
     linvel,
     gyro,
@@ -539,20 +440,53 @@ def g1_walk_kernel(  # type: ignore[no-untyped-def]
     log_scratch,
     tile_scratch,
 ):
-    """The whole hot slice (outputs written in place): 1-D views, then :func:`_tiles`.
+    """The whole hot slice, tile by tile (outputs written in place; module docstring).
 
-    ``tile_scratch`` is (threads, :data:`SCRATCH_ROWS`, :data:`TILE`) float64.
+    The per-env inputs of the lane loop are read through 1-D views, so their row widths are
+    literals in the index arithmetic; LLVM's runtime overlap checks of the vectorised lane
+    loop then run once per tile, not per env. ``tile_scratch`` is
+    (threads, :data:`SCRATCH_ROWS`, :data:`TILE`) float64.
     """
     n = reward.shape[0]
-    _tiles(
-        linvel.reshape(3 * n), gyro.reshape(3 * n), gravity.reshape(3 * n), dof_pos, dof_vel,
-        current_actions, last_actions, commands.reshape(3 * n), gait_phase.reshape(2 * n),
-        base_height, left_foot_pos.reshape(3 * n), right_foot_pos.reshape(3 * n),
-        left_foot_quat.reshape(4 * n), right_foot_quat.reshape(4 * n), left_contact,
-        right_contact, feet_air_time.reshape(2 * n), noise_gyro, noise_gravity, noise_dof_pos,
-        noise_dof_vel, default_angles, pose_weights, upper_body_weights, scale, ctrl_dt,
-        tracking_sigma, base_height_target, min_base_height, max_tilt_rad, swing_height,
-        phase_sigma, min_fwd, close_threshold, cos_tilt_low, cos_tilt_high, actor_gyro_mult,
-        actor_dof_vel_mult, critic_gyro_mult, critic_dof_vel_mult, critic_linvel_mult, noisy,
-        do_log, obs, critic, reward, terminated, log_scratch, tile_scratch,
-    )  # fmt: skip
+    lv, gy, gr = linvel.reshape(3 * n), gyro.reshape(3 * n), gravity.reshape(3 * n)
+    cm, gp, air = commands.reshape(3 * n), gait_phase.reshape(2 * n), feet_air_time.reshape(2 * n)
+    lp, rp = left_foot_pos.reshape(3 * n), right_foot_pos.reshape(3 * n)
+    lq, rq = left_foot_quat.reshape(4 * n), right_foot_quat.reshape(4 * n)
+    for t in prange((n + TILE - 1) // TILE):
+        tid = numba.get_thread_id()
+        lo = t * TILE
+        count = min(TILE, n - lo)
+        for lane in range(count):
+            i = lo + lane
+            pose, upper, rate = _joints_i(
+                dof_pos, dof_vel, current_actions, last_actions, default_angles, pose_weights,
+                upper_body_weights, actor_dof_vel_mult, critic_dof_vel_mult, obs, critic, i,
+            )  # fmt: skip
+            tile_scratch[tid, 0, lane] = pose
+            tile_scratch[tid, 1, lane] = upper
+            tile_scratch[tid, 2, lane] = rate
+            if noisy:
+                _joint_noise_i(
+                    dof_pos, dof_vel, default_angles, noise_dof_pos, noise_dof_vel,
+                    actor_dof_vel_mult, obs, i,
+                )  # fmt: skip
+            _small_obs_i(
+                lv, gy, gr, cm, gp, noise_gyro, noise_gravity, noisy, actor_gyro_mult,
+                critic_gyro_mult, critic_linvel_mult, obs, critic, i,
+            )  # fmt: skip
+            terminated[i] = _terminated_i(
+                gr, base_height, max_tilt_rad, cos_tilt_low, cos_tilt_high, min_base_height, i
+            )
+        if do_log:
+            _lanes(
+                lv, gy, gr, cm, gp, lp, rp, lq, rq, air, base_height, left_contact,
+                right_contact, scale, ctrl_dt, tracking_sigma, base_height_target, swing_height,
+                phase_sigma, min_fwd, close_threshold, reward, tile_scratch, tid, lo, count, True,
+            )  # fmt: skip
+            _flush_log(tile_scratch, tid, count, log_scratch)
+        else:
+            _lanes(
+                lv, gy, gr, cm, gp, lp, rp, lq, rq, air, base_height, left_contact,
+                right_contact, scale, ctrl_dt, tracking_sigma, base_height_target, swing_height,
+                phase_sigma, min_fwd, close_threshold, reward, tile_scratch, tid, lo, count, False,
+            )  # fmt: skip
