@@ -12,6 +12,7 @@ offsets and multipliers, parameters, ``scale * reward_multiplier`` products (or,
 runtime-scales mode, a read of ``scales[k]`` without any branch). Zero-scale terms do not
 appear. Each named fragment is emitted once however many terms need it (CSE), and all
 per-axis work of one env shares one loop per axis; no intermediate per-env arrays exist.
+Per-env arrays are indexed through 1-D views with literal row widths (:mod:`termplan.flat`).
 
 Kernel signature (``input names`` from :attr:`ResolvedPlan.inputs`)::
 
@@ -30,8 +31,9 @@ from dataclasses import dataclass, replace
 
 from termplan import intrinsics
 from termplan.errors import TermPlanError
+from termplan.flat import flat_line, flat_views
 from termplan.kernel_options import LLVM_OPTIONS, PARALLEL_OPTIONS, SERIAL_OPTIONS
-from termplan.lanes import TILE, LaneSplit, flat_inputs, lane_line, lane_split
+from termplan.lanes import TILE, LaneSplit, lane_line, lane_split
 from termplan.plan import ResolvedPlan, ResolvedTerm
 from termplan.spec import ENV_STAGE, POST_STAGE, Constant, TermKind, VectorSource
 
@@ -84,13 +86,15 @@ def generate_source(plan: ResolvedPlan, scale_mode: ScaleMode = ScaleMode.BAKED)
     )
     args = ", ".join(contract.arguments())
     if split is None:
-        body, helpers = _inline_helpers(_env_body(plan, scale_mode))
-        kernels = [_kernel(v, args, body, rewards, "_log" in v) for v in VARIANTS]
+        body, _ = _inline_helpers(_env_body(plan, scale_mode))
+        body = [flat_line(plan, ln) for ln in body]
+        kernels = [_kernel(v, args, plan, body, rewards, "_log" in v) for v in VARIANTS]
+        text = "\n".join(body)
     else:
         tiled = _tiled_bodies(plan, scale_mode, split)
         text = "\n".join(tiled[0] + tiled[1])
-        helpers = tuple(h for h in ("fast_exp", "lane_exp", "lane_index") if f"{h}(" in text)
         kernels = [_tiled_kernel(v, args, plan, tiled, rewards, "_log" in v) for v in VARIANTS]
+    helpers = tuple(h for h in ("fast_exp", "lane_exp", "lane_index") if f"{h}(" in text)
     parts = [_header(plan, scale_mode, helpers), *_constants(plan), *kernels, _first_touch(plan)]
     return replace(contract, text="\n\n".join(parts) + "\n")
 
@@ -170,11 +174,17 @@ def _decorator(parallel: bool) -> str:
 
 
 def _kernel(
-    variant: str, args: str, body: list[str], rewards: tuple[ResolvedTerm, ...], log: bool
+    variant: str,
+    args: str,
+    plan: ResolvedPlan,
+    body: list[str],
+    rewards: tuple[ResolvedTerm, ...],
+    log: bool,
 ) -> str:
     parallel = "parallel" in variant
     loop = "prange" if parallel else "range"
     lines = [_decorator(parallel), f"def {variant}({args}):"]
+    lines += [INDENT + view for view in flat_views(plan, body)]
     if log:
         lines += [f"{INDENT}log_{k} = 0.0" for k in range(len(rewards))]
     lines.append(f"{INDENT}for i in {loop}(n):")
@@ -234,13 +244,21 @@ def _tiled_bodies(
             row += [INDENT + ln for ln in lines]
     row += writes.get(POST_STAGE, [])
     row, _ = _inline_helpers(row)
-    row += [f"scratch[tid, {k}, lane] = {name}" for k, name in enumerate(split.carried)]
-    lane = [f"{name} = scratch[tid, {k}, lane]" for k, name in enumerate(split.carried)]
+    row = [flat_line(plan, ln) for ln in row]
+    cells = [_scratch_cell(split, k) for k in range(len(split.carried))]
+    row += [f"{cell} = {name}" for cell, name in zip(cells, split.carried, strict=True)]
+    lane = [f"{name} = {cell}" for cell, name in zip(cells, split.carried, strict=True)]
     for frag in plan.fragments:
         if frag.name not in split.row_fragments:
             lane += frag.stage_lines(ENV_STAGE)
     lane += _reward_lines(plan, scale_mode) + _termination_lines(plan)
     return row, [lane_line(plan, ln) for ln in lane]
+
+
+def _scratch_cell(split: LaneSplit, k: int) -> str:
+    """``scratch[tid, k, lane]`` through the flat view ``cells`` (literal strides)."""
+    row = f"{k * TILE} + lane" if k else "lane"
+    return f"cells[lane_index(tid, {split.scratch_rows() * TILE}, {row})]"
 
 
 def _tiled_kernel(
@@ -255,8 +273,8 @@ def _tiled_kernel(
     parallel = "parallel" in variant
     row, lane = bodies
     lines = [_decorator(parallel), f"def {variant}({args}):"]
-    for name in flat_inputs(plan, lane):
-        lines.append(f"{INDENT}f_{name} = in_{name}.reshape(in_{name}.size)")
+    lines += [INDENT + view for view in flat_views(plan, row + lane)]
+    lines.append(f"{INDENT}cells = scratch.reshape(scratch.size)")
     if log:
         lines += [f"{INDENT}log_{k} = 0.0" for k in range(len(rewards))]
     lines += [

@@ -9,8 +9,8 @@ scalar part one env at a time. Split, each tile of :data:`TILE` envs runs two lo
   env-stage fragments, the rewards and the termination, reading the loop accumulators
   back from a per-thread scratch (``scratch[tid, k, lane]``).
 
-In the lane loop, inputs are read through 1-D views with unsigned, literal-width indices
-(``f_<input>[lane_index(i, width, c)]``) and ``fast_exp`` becomes the branch-free
+Both loops index per-env arrays through 1-D views with unsigned, literal-width indices
+(:mod:`termplan.flat`), and in the lane loop ``fast_exp`` becomes the branch-free
 ``lane_exp``: with a runtime row stride or a conditional call the loop stays scalar (see
 :mod:`termplan.intrinsics`). A plan splits only when that is sound: axis-loop fragments
 read no value of another env-stage fragment, nothing but observation copies runs after the
@@ -19,19 +19,15 @@ loops, and every carried accumulator is a fragment-named variable its env line i
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from termplan.flat import flat_line
 from termplan.plan import ResolvedPlan
 from termplan.spec import ENV_STAGE, POST_STAGE, Fragment, TermKind
 
 #: Envs per tile (the lane loop's trip count). Of 128, 256 and 512, measured side by side in one
 #: process (G1, N=65536, two threads), 512 was fastest for both G1 kernels: ~7% below 128.
 TILE = 512
-
-_ROW_MAJOR = re.compile(r"\bin_(\w+)\[i, (\d+)\]")
-_PER_ENV = re.compile(r"\b(in_\w+|out_reward|out_terminated)\[i\]")
-_FLAT = re.compile(r"\bf_(\w+)\[lane_index\(")
 
 
 @dataclass(frozen=True)
@@ -85,19 +81,6 @@ def lane_split(plan: ResolvedPlan) -> LaneSplit | None:
 
 
 def lane_line(plan: ResolvedPlan, line: str) -> str:
-    """``line`` with per-env reads and writes in the lane loop's unsigned flat form."""
-    widths = {s.name: s.width for s in plan.inputs}
-
-    def flat(match: re.Match[str]) -> str:
-        name, column = match.group(1), match.group(2)
-        return f"f_{name}[lane_index(i, {widths[name]}, {column})]"
-
-    line = _ROW_MAJOR.sub(flat, line)
-    line = _PER_ENV.sub(lambda m: f"{m.group(1)}[np.uint64(i)]", line)
+    """``line`` in flat form (:func:`termplan.flat.flat_line`) with the branch-free exp."""
+    line = flat_line(plan, line)
     return line.replace("math.exp(", "lane_exp(").replace("fast_exp(", "lane_exp(")
-
-
-def flat_inputs(plan: ResolvedPlan, lines: list[str]) -> tuple[str, ...]:
-    """Inputs the (rewritten) lane lines read through a 1-D view ``f_<name>``, in plan order."""
-    used = {m.group(1) for line in lines for m in _FLAT.finditer(line)}
-    return tuple(s.name for s in plan.inputs if s.name in used)

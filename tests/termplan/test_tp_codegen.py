@@ -57,7 +57,7 @@ def test_literals_are_baked() -> None:
     assert "rew += r_track * 0.04" in text
     assert "/ 0.3)" in text
     assert "scales[" not in text
-    assert "out_obs[i, 3 + j] = dq" in text
+    assert "o_obs[lane_index(i, 11, 3 + j)] = dq" in text
 
 
 def test_runtime_mode_reads_scales_without_branches() -> None:
@@ -81,7 +81,7 @@ def test_shared_fragment_emitted_once() -> None:
     """``dq`` feeds the pose reward and the obs but is computed once per joint (CSE)."""
     text = generate_source(tp_toy.make_plan()).text
     body = text.split("def step_serial(")[1].split("@njit")[0]
-    assert body.count("dq = in_q[i, j] - C_Q0[j]") == 1
+    assert body.count("dq = f_q[lane_index(i, 4, j)] - C_Q0[j]") == 1
     assert body.count("for j in range(4):") == 1
 
 

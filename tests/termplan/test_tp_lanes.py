@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import tp_toy
 
-from termplan.lanes import flat_inputs, lane_line, lane_split
+from termplan.lanes import lane_line, lane_split
 from termplan.spec import fragment
 from termplan.tasks.g1_walk.common import check_default_angles
 from termplan.tasks.g1_walk.profiles import resolve_profile
@@ -56,4 +56,3 @@ def test_lane_line_rewrites_reads_writes_and_exp() -> None:
         "r = lane_exp(-f_vel[lane_index(i, 3, 2)]) + float(in_height[np.uint64(i)]); "
         "out_reward[np.uint64(i)] = r"
     )
-    assert flat_inputs(plan, [lane_line(plan, line)]) == ("vel",)

@@ -11,6 +11,7 @@ The pass runs over tiles of :data:`TILE` envs, in two loops per tile:
 
 * a row loop (one env at a time): the 29-joint loop (both observation rows, and the pose and
   action-rate sums, kept in the thread's tile scratch), the small observations, termination;
+  it too indexes every array through a 1-D view (~20% less time per call than 2-D indexing);
 * a lane loop over the same envs, branch-free, so that LLVM vectorises it across envs: the
   22 weighted reward terms and the reward. Its per-env inputs are read from 1-D views with
   unsigned indices and literal row widths (``intrinsics.lane_index``); with 2-D indexing the
@@ -68,6 +69,12 @@ def _el(a, i, width, column):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(**INLINE_OPTIONS)
+def _put(a, i, width, column, value):  # type: ignore[no-untyped-def]
+    """``a[i, column] = value`` for a row-major (n, width) array, through its 1-D view ``a``."""
+    a[lane_index(i, width, column)] = value
+
+
+@numba.njit(**INLINE_OPTIONS)
 def _at(a, i, width, column):  # type: ignore[no-untyped-def]
     """:func:`_el` as float64."""
     return float(_el(a, i, width, column))
@@ -86,12 +93,24 @@ def _min_nan(a, b):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(**INLINE_OPTIONS)
+def _cell(tid, row, lane):  # type: ignore[no-untyped-def]
+    """Index of ``tile_scratch[tid, row, lane]`` in its flat view: literal strides, unsigned.
+
+    With literal strides every scratch row a lane loop touches is a constant offset from one
+    base, so LLVM's runtime overlap checks treat them as one group; through the 3-D array
+    (runtime strides) the 22 stores of a logging step needed too many checks and the loop ran
+    scalar (1.19 instead of ~0.6 ms per call at N=8192, one thread).
+    """
+    return np.uint64(tid) * np.uint64(SCRATCH_ROWS * TILE) + np.uint64(row * TILE + lane)
+
+
+@numba.njit(**INLINE_OPTIONS)
 def _weigh(scale, k, value, terms, tid, lane, do_log):  # type: ignore[no-untyped-def]
     """``scale[k] * value`` (exactly 0 when the scale is 0); kept for the log on log steps."""
     s = scale[k]
     w = s * value if s != 0.0 else 0.0
     if do_log:
-        terms[tid, 3 + k, lane] = w
+        terms[_cell(tid, 3 + k, lane)] = w
     return w
 
 
@@ -151,7 +170,11 @@ def _base_terms(  # type: ignore[no-untyped-def]
 @numba.njit(**INLINE_OPTIONS)
 def _joint_terms(scale, terms, tid, lane, do_log):  # type: ignore[no-untyped-def]
     """Slots 9, 10, 12, 13: action rate (twice), pose, upper-body pose (row-loop sums)."""
-    pose, upper, rate = terms[tid, 0, lane], terms[tid, 1, lane], terms[tid, 2, lane]
+    pose, upper, rate = (
+        terms[_cell(tid, 0, lane)],
+        terms[_cell(tid, 1, lane)],
+        terms[_cell(tid, 2, lane)],
+    )
     r = _weigh(scale, 9, rate, terms, tid, lane, do_log)
     r += _weigh(scale, 10, rate, terms, tid, lane, do_log)
     r += _weigh(scale, 12, pose, terms, tid, lane, do_log)
@@ -253,25 +276,29 @@ def _joints_i(  # type: ignore[no-untyped-def]
     critic,
     i,
 ):
-    """One pass over the 29 joints: pose sums, action rate, and clean joint obs (both rows)."""
+    """One pass over the 29 joints: pose sums, action rate, and clean joint obs (both rows).
+
+    All arrays are 1-D views (literal row widths): through 2-D indexing the whole row loop
+    took ~25% longer (N=2048, one thread: 0.143 vs 0.113 ms per call).
+    """
     pose = 0.0
     upper = 0.0
     rate = 0.0
     for j in range(29):
-        dq = dof_pos[i, j] - default_angles[j]
+        dq = _el(dof_pos, i, 29, j) - default_angles[j]
         sq = dq * dq
         pose += pose_w[j] * sq
         upper += upper_w[j] * sq
-        da = float(current[i, j] - last[i, j])
+        a = _el(current, i, 29, j)
+        da = float(a - _el(last, i, 29, j))
         rate += da * da
-        v = dof_vel[i, j]
-        a = current[i, j]
-        obs[i, 6 + j] = dq
-        obs[i, 35 + j] = v * actor_vel_mult
-        obs[i, 64 + j] = a
-        critic[i, 6 + j] = dq
-        critic[i, 35 + j] = v * critic_vel_mult
-        critic[i, 64 + j] = a
+        v = _el(dof_vel, i, 29, j)
+        _put(obs, i, 98, 6 + j, dq)
+        _put(obs, i, 98, 35 + j, v * actor_vel_mult)
+        _put(obs, i, 98, 64 + j, a)
+        _put(critic, i, 101, 6 + j, dq)
+        _put(critic, i, 101, 35 + j, v * critic_vel_mult)
+        _put(critic, i, 101, 64 + j, a)
     return pose, upper, rate
 
 
@@ -279,10 +306,12 @@ def _joints_i(  # type: ignore[no-untyped-def]
 def _joint_noise_i(  # type: ignore[no-untyped-def]
     dof_pos, dof_vel, default_angles, noise_pos, noise_vel, actor_vel_mult, obs, i
 ):
-    """Noise on: rewrite the actor's joint obs as ``(x + noise) * mult``."""
+    """Noise on: rewrite the actor's joint obs as ``(x + noise) * mult`` (1-D views)."""
     for j in range(29):
-        obs[i, 6 + j] = (dof_pos[i, j] - default_angles[j]) + noise_pos[i, j]
-        obs[i, 35 + j] = (dof_vel[i, j] + noise_vel[i, j]) * actor_vel_mult
+        dq = _el(dof_pos, i, 29, j) - default_angles[j]
+        _put(obs, i, 98, 6 + j, dq + _el(noise_pos, i, 29, j))
+        v = _el(dof_vel, i, 29, j) + _el(noise_vel, i, 29, j)
+        _put(obs, i, 98, 35 + j, v * actor_vel_mult)
 
 
 @numba.njit(**INLINE_OPTIONS)
@@ -311,25 +340,25 @@ def _small_obs_i(  # type: ignore[no-untyped-def]
     critic,
     i,
 ):
-    """Gyro, gravity (negated), commands, gait phase; the critic also gets linvel."""
+    """Gyro, gravity (negated), commands, gait phase; the critic also gets linvel (1-D views)."""
     for k in range(3):
         g, up = _el(gy, i, 3, k), _el(gr, i, 3, k)
         if noisy:
-            obs[i, k] = (g + noise_gyro[i, k]) * actor_gyro_mult
-            obs[i, 3 + k] = -(up + noise_gravity[i, k])
+            _put(obs, i, 98, k, (g + _el(noise_gyro, i, 3, k)) * actor_gyro_mult)
+            _put(obs, i, 98, 3 + k, -(up + _el(noise_gravity, i, 3, k)))
         else:
-            obs[i, k] = g * actor_gyro_mult
-            obs[i, 3 + k] = -up
-        critic[i, k] = g * critic_gyro_mult
-        critic[i, 3 + k] = -up
+            _put(obs, i, 98, k, g * actor_gyro_mult)
+            _put(obs, i, 98, 3 + k, -up)
+        _put(critic, i, 101, k, g * critic_gyro_mult)
+        _put(critic, i, 101, 3 + k, -up)
         command = _el(cm, i, 3, k)
-        obs[i, 93 + k] = command
-        critic[i, 93 + k] = command
-        critic[i, 98 + k] = _el(lv, i, 3, k) * critic_linvel_mult
+        _put(obs, i, 98, 93 + k, command)
+        _put(critic, i, 101, 93 + k, command)
+        _put(critic, i, 101, 98 + k, _el(lv, i, 3, k) * critic_linvel_mult)
     for k in range(2):
         phase = _el(gp, i, 2, k)
-        obs[i, 96 + k] = phase
-        critic[i, 96 + k] = phase
+        _put(obs, i, 98, 96 + k, phase)
+        _put(critic, i, 101, 96 + k, phase)
 
 
 @numba.njit(**INLINE_OPTIONS)
@@ -384,7 +413,7 @@ def _flush_log(terms, tid, count, log):  # type: ignore[no-untyped-def]
     for k in range(SCRATCH_ROWS - 3):
         total = 0.0
         for lane in range(count):
-            total += terms[tid, 3 + k, lane]
+            total += terms[_cell(tid, 3 + k, lane)]
         log[tid, k] += total
 
 
@@ -442,9 +471,9 @@ def g1_walk_kernel(  # type: ignore[no-untyped-def]
 ):
     """The whole hot slice, tile by tile (outputs written in place; module docstring).
 
-    The per-env inputs of the lane loop are read through 1-D views, so their row widths are
-    literals in the index arithmetic; LLVM's runtime overlap checks of the vectorised lane
-    loop then run once per tile, not per env. ``tile_scratch`` is
+    Every per-env array is read and written through a 1-D view, so row widths are literals
+    in the index arithmetic; LLVM's runtime overlap checks of the vectorised lane loop then
+    run once per tile, not per env. ``tile_scratch`` is
     (threads, :data:`SCRATCH_ROWS`, :data:`TILE`) float64.
     """
     n = reward.shape[0]
@@ -452,6 +481,12 @@ def g1_walk_kernel(  # type: ignore[no-untyped-def]
     cm, gp, air = commands.reshape(3 * n), gait_phase.reshape(2 * n), feet_air_time.reshape(2 * n)
     lp, rp = left_foot_pos.reshape(3 * n), right_foot_pos.reshape(3 * n)
     lq, rq = left_foot_quat.reshape(4 * n), right_foot_quat.reshape(4 * n)
+    cells = tile_scratch.reshape(tile_scratch.size)
+    dp, dv = dof_pos.reshape(29 * n), dof_vel.reshape(29 * n)
+    cur, last = current_actions.reshape(29 * n), last_actions.reshape(29 * n)
+    noise_p, noise_v = noise_dof_pos.reshape(29 * n), noise_dof_vel.reshape(29 * n)
+    noise_gy, noise_gr = noise_gyro.reshape(3 * n), noise_gravity.reshape(3 * n)
+    ob, cr = obs.reshape(98 * n), critic.reshape(101 * n)
     for t in prange((n + TILE - 1) // TILE):
         tid = numba.get_thread_id()
         lo = t * TILE
@@ -459,20 +494,17 @@ def g1_walk_kernel(  # type: ignore[no-untyped-def]
         for lane in range(count):
             i = lo + lane
             pose, upper, rate = _joints_i(
-                dof_pos, dof_vel, current_actions, last_actions, default_angles, pose_weights,
-                upper_body_weights, actor_dof_vel_mult, critic_dof_vel_mult, obs, critic, i,
+                dp, dv, cur, last, default_angles, pose_weights, upper_body_weights,
+                actor_dof_vel_mult, critic_dof_vel_mult, ob, cr, i,
             )  # fmt: skip
-            tile_scratch[tid, 0, lane] = pose
-            tile_scratch[tid, 1, lane] = upper
-            tile_scratch[tid, 2, lane] = rate
+            cells[_cell(tid, 0, lane)] = pose
+            cells[_cell(tid, 1, lane)] = upper
+            cells[_cell(tid, 2, lane)] = rate
             if noisy:
-                _joint_noise_i(
-                    dof_pos, dof_vel, default_angles, noise_dof_pos, noise_dof_vel,
-                    actor_dof_vel_mult, obs, i,
-                )  # fmt: skip
+                _joint_noise_i(dp, dv, default_angles, noise_p, noise_v, actor_dof_vel_mult, ob, i)
             _small_obs_i(
-                lv, gy, gr, cm, gp, noise_gyro, noise_gravity, noisy, actor_gyro_mult,
-                critic_gyro_mult, critic_linvel_mult, obs, critic, i,
+                lv, gy, gr, cm, gp, noise_gy, noise_gr, noisy, actor_gyro_mult,
+                critic_gyro_mult, critic_linvel_mult, ob, cr, i,
             )  # fmt: skip
             terminated[i] = _terminated_i(
                 gr, base_height, max_tilt_rad, cos_tilt_low, cos_tilt_high, min_base_height, i
@@ -481,12 +513,12 @@ def g1_walk_kernel(  # type: ignore[no-untyped-def]
             _lanes(
                 lv, gy, gr, cm, gp, lp, rp, lq, rq, air, base_height, left_contact,
                 right_contact, scale, ctrl_dt, tracking_sigma, base_height_target, swing_height,
-                phase_sigma, min_fwd, close_threshold, reward, tile_scratch, tid, lo, count, True,
+                phase_sigma, min_fwd, close_threshold, reward, cells, tid, lo, count, True,
             )  # fmt: skip
-            _flush_log(tile_scratch, tid, count, log_scratch)
+            _flush_log(cells, tid, count, log_scratch)
         else:
             _lanes(
                 lv, gy, gr, cm, gp, lp, rp, lq, rq, air, base_height, left_contact,
                 right_contact, scale, ctrl_dt, tracking_sigma, base_height_target, swing_height,
-                phase_sigma, min_fwd, close_threshold, reward, tile_scratch, tid, lo, count, False,
+                phase_sigma, min_fwd, close_threshold, reward, cells, tid, lo, count, False,
             )  # fmt: skip
