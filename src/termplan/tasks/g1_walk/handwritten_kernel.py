@@ -17,7 +17,10 @@ The pass runs over tiles of :data:`TILE` envs, in two loops per tile:
   unsigned indices and literal row widths (``intrinsics.lane_index``); with 2-D indexing the
   row stride is a runtime value and the loop stays scalar. Measured (one thread): the reward
   terms went from ~42 ns per env (row by row, N=2048) to ~15 (lanes, N=16384), and the whole
-  kernel from ~120 to ~73 ns per env (N=2048).
+  kernel from ~120 to ~73 ns per env (N=2048). On logging steps it also sums the 22
+  weighted terms in registers (a 22-tuple carried through the loop), added to the thread's
+  log row once per tile: storing them per env in the tile scratch and summing afterwards
+  made a logging call 26% slower than a plain one (now ~10%; N=2048, one thread).
 
 A term whose scale is 0 contributes exactly 0 (a select, not a multiply), so a NaN in an
 input of an inactive term cannot poison the reward: the NumPy path skips such terms and
@@ -45,9 +48,12 @@ LOG_STRIDE = 32
 #: Envs per tile (the lane loop's trip count). Of 128, 256 and 512, measured side by side in one
 #: process (G1, N=65536, two threads), 512 was fastest for both G1 kernels: ~7% below 128.
 TILE = 512
-#: Rows of a thread's tile scratch: pose, upper-body pose and action-rate sums of the row
-#: loop, then the 22 weighted terms of the lane loop on logging steps.
-SCRATCH_ROWS = 3 + 22
+#: Rows of a thread's tile scratch: the pose, upper-body pose and action-rate sums the row loop
+#: hands to the lane loop.
+SCRATCH_ROWS = 3
+#: Slots of the reward term list (``config.TERM_ORDER``).
+NUM_TERMS = 22
+_ZEROS = (0.0,) * NUM_TERMS
 #: Literal observation offsets used by the kernel (checked against ``layout`` at import).
 KERNEL_OFFSETS = {
     "gyro": 0,
@@ -96,22 +102,17 @@ def _min_nan(a, b):  # type: ignore[no-untyped-def]
 def _cell(tid, row, lane):  # type: ignore[no-untyped-def]
     """Index of ``tile_scratch[tid, row, lane]`` in its flat view: literal strides, unsigned.
 
-    With literal strides every scratch row a lane loop touches is a constant offset from one
-    base, so LLVM's runtime overlap checks treat them as one group; through the 3-D array
-    (runtime strides) the 22 stores of a logging step needed too many checks and the loop ran
-    scalar (1.19 instead of ~0.6 ms per call at N=8192, one thread).
+    With literal strides every scratch row is a constant offset from one base, so LLVM's
+    runtime overlap checks treat them as one group.
     """
     return np.uint64(tid) * np.uint64(SCRATCH_ROWS * TILE) + np.uint64(row * TILE + lane)
 
 
 @numba.njit(**INLINE_OPTIONS)
-def _weigh(scale, k, value, terms, tid, lane, do_log):  # type: ignore[no-untyped-def]
-    """``scale[k] * value`` (exactly 0 when the scale is 0); kept for the log on log steps."""
+def _weigh(scale, k, value):  # type: ignore[no-untyped-def]
+    """``scale[k] * value``, exactly 0 when the scale is 0 (a select, not a multiply)."""
     s = scale[k]
-    w = s * value if s != 0.0 else 0.0
-    if do_log:
-        terms[_cell(tid, 3 + k, lane)] = w
-    return w
+    return s * value if s != 0.0 else 0.0
 
 
 @numba.njit(**INLINE_OPTIONS)
@@ -139,84 +140,65 @@ def _swing_height(phase, swing):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(**INLINE_OPTIONS)
-def _base_terms(  # type: ignore[no-untyped-def]
-    lv, gy, gr, cm, base_height, scale, sigma, height_target, terms, tid, lane, do_log, i
-):
+def _base_terms(lv, gy, gr, cm, base_height, scale, sigma, height_target, i):  # type: ignore[no-untyped-def]
     """Slots 0-8, 11 and 21: velocity tracking, body motion, orientation, height, alive."""
     vx, vy, vz = _at(lv, i, 3, 0), _at(lv, i, 3, 1), _at(lv, i, 3, 2)
     wx, wy, wz = _at(gy, i, 3, 0), _at(gy, i, 3, 1), _at(gy, i, 3, 2)
     cx, cy, cz = _at(cm, i, 3, 0), _at(cm, i, 3, 1), _at(cm, i, 3, 2)
     ex, ey, ez = cx - vx, cy - vy, cz - wz
-    r = _weigh(scale, 0, lane_exp(-((ex * ex + ey * ey) / sigma)), terms, tid, lane, do_log)
-    r += _weigh(scale, 1, lane_exp(-((ez * ez) / sigma)), terms, tid, lane, do_log)
     forward = _max_nan(vx, 0.0)
     command = _max_nan(cx, 1e-6)
-    r += _weigh(scale, 2, _min_nan(forward / command, 1.0), terms, tid, lane, do_log)
-    r += _weigh(scale, 3, _max_nan(cx - forward, 0.0) / command, terms, tid, lane, do_log)
-    r += _weigh(scale, 4, vz * vz, terms, tid, lane, do_log)
     gx, gyy = _at(gr, i, 3, 0), _at(gr, i, 3, 1)
     tilt = gx * gx + gyy * gyy
-    r += _weigh(scale, 5, tilt, terms, tid, lane, do_log)
-    r += _weigh(scale, 6, tilt, terms, tid, lane, do_log)
     spin = wx * wx + wy * wy
-    r += _weigh(scale, 7, spin, terms, tid, lane, do_log)
-    r += _weigh(scale, 8, spin, terms, tid, lane, do_log)
     dh = float(base_height[np.uint64(i)]) - height_target
-    r += _weigh(scale, 11, dh * dh, terms, tid, lane, do_log)
-    r += _weigh(scale, 21, 1.0, terms, tid, lane, do_log)
-    return r
-
-
-@numba.njit(**INLINE_OPTIONS)
-def _joint_terms(scale, terms, tid, lane, do_log):  # type: ignore[no-untyped-def]
-    """Slots 9, 10, 12, 13: action rate (twice), pose, upper-body pose (row-loop sums)."""
-    pose, upper, rate = (
-        terms[_cell(tid, 0, lane)],
-        terms[_cell(tid, 1, lane)],
-        terms[_cell(tid, 2, lane)],
+    return (
+        _weigh(scale, 0, lane_exp(-((ex * ex + ey * ey) / sigma))),
+        _weigh(scale, 1, lane_exp(-((ez * ez) / sigma))),
+        _weigh(scale, 2, _min_nan(forward / command, 1.0)),
+        _weigh(scale, 3, _max_nan(cx - forward, 0.0) / command),
+        _weigh(scale, 4, vz * vz),
+        _weigh(scale, 5, tilt),
+        _weigh(scale, 6, tilt),
+        _weigh(scale, 7, spin),
+        _weigh(scale, 8, spin),
+        _weigh(scale, 11, dh * dh),
+        _weigh(scale, 21, 1.0),
     )
-    r = _weigh(scale, 9, rate, terms, tid, lane, do_log)
-    r += _weigh(scale, 10, rate, terms, tid, lane, do_log)
-    r += _weigh(scale, 12, pose, terms, tid, lane, do_log)
-    r += _weigh(scale, 13, upper, terms, tid, lane, do_log)
-    return r
 
 
 @numba.njit(**INLINE_OPTIONS)
-def _feet_pose_terms(  # type: ignore[no-untyped-def]
-    lp, rp, lq, rq, close_threshold, scale, terms, tid, lane, do_log, i
-):
+def _joint_terms(scale, cells, tid, lane):  # type: ignore[no-untyped-def]
+    """Slots 9, 10, 12, 13: action rate (twice), pose, upper-body pose (row-loop sums)."""
+    pose = cells[_cell(tid, 0, lane)]
+    upper = cells[_cell(tid, 1, lane)]
+    rate = cells[_cell(tid, 2, lane)]
+    return (
+        _weigh(scale, 9, rate),
+        _weigh(scale, 10, rate),
+        _weigh(scale, 12, pose),
+        _weigh(scale, 13, upper),
+    )
+
+
+@numba.njit(**INLINE_OPTIONS)
+def _feet_pose_terms(lp, rp, lq, rq, close_threshold, scale, i):  # type: ignore[no-untyped-def]
     """Slots 14-15: feet too close in xy, feet not flat."""
     dx = _at(lp, i, 3, 0) - _at(rp, i, 3, 0)
     dy = _at(lp, i, 3, 1) - _at(rp, i, 3, 1)
     d = math.sqrt(dx * dx + dy * dy)
     close = (d - close_threshold) * (d - close_threshold) if d < close_threshold else 0.0
-    r = _weigh(scale, 14, close, terms, tid, lane, do_log)
     l1, l2 = _at(lq, i, 4, 1), _at(lq, i, 4, 2)
     r1, r2 = _at(rq, i, 4, 1), _at(rq, i, 4, 2)
-    r += _weigh(scale, 15, l1 * l1 + l2 * l2 + r1 * r1 + r2 * r2, terms, tid, lane, do_log)
-    return r
+    return (
+        _weigh(scale, 14, close),
+        _weigh(scale, 15, l1 * l1 + l2 * l2 + r1 * r1 + r2 * r2),
+    )
 
 
 @numba.njit(**INLINE_OPTIONS)
 def _gait_terms(  # type: ignore[no-untyped-def]
-    lv,
-    cm,
-    gp,
-    lp,
-    rp,
-    left_contact,
-    right_contact,
-    air,
-    swing,
-    phase_sigma,
-    min_fwd,
-    scale,
-    terms,
-    tid,
-    lane,
-    do_log,
-    i,
+    lv, cm, gp, lp, rp, left_contact, right_contact, air, swing, phase_sigma, min_fwd, scale, i
 ):
     """Slots 16-20: swing-height tracking, contrast, contact timing, double stance, air time."""
     hl = _swing_height(_at(gp, i, 2, 0), swing)
@@ -224,21 +206,21 @@ def _gait_terms(  # type: ignore[no-untyped-def]
     gate = 1.0 if _max_nan(_at(lv, i, 3, 0), 0.0) >= min_fwd else 0.0
     zl, zr = _at(lp, i, 3, 2), _at(rp, i, 3, 2)
     el, er = zl - hl, zr - hr
-    track = lane_exp(-((el * el + er * er) / phase_sigma)) * gate
-    r = _weigh(scale, 16, track, terms, tid, lane, do_log)
     c = (zl - zr) - (hl - hr)
-    r += _weigh(scale, 17, lane_exp(-((c * c) / phase_sigma)) * gate, terms, tid, lane, do_log)
     half = 0.5 * swing
     ui = np.uint64(i)
     lc, rc = left_contact[ui], right_contact[ui]
     timing = (1.0 if lc == (hl <= half) else 0.0) + (1.0 if rc == (hr <= half) else 0.0)
-    r += _weigh(scale, 18, 0.5 * timing * gate, terms, tid, lane, do_log)
     moving = _max_nan(_at(cm, i, 3, 0), 0.0) > 1e-6
-    r += _weigh(scale, 19, 1.0 if (lc and rc and moving) else 0.0, terms, tid, lane, do_log)
     t0, t1 = _at(air, i, 2, 0), _at(air, i, 2, 1)
     flight = (1.0 if 0.05 < t0 < 0.5 else 0.0) + (1.0 if 0.05 < t1 < 0.5 else 0.0)
-    r += _weigh(scale, 20, flight, terms, tid, lane, do_log)
-    return r
+    return (
+        _weigh(scale, 16, lane_exp(-((el * el + er * er) / phase_sigma)) * gate),
+        _weigh(scale, 17, lane_exp(-((c * c) / phase_sigma)) * gate),
+        _weigh(scale, 18, 0.5 * timing * gate),
+        _weigh(scale, 19, 1.0 if (lc and rc and moving) else 0.0),
+        _weigh(scale, 20, flight),
+    )
 
 
 @numba.njit(**INLINE_OPTIONS)
@@ -362,59 +344,87 @@ def _small_obs_i(  # type: ignore[no-untyped-def]
 
 
 @numba.njit(**INLINE_OPTIONS)
-def _lanes(  # type: ignore[no-untyped-def]
-    lv,
-    gy,
-    gr,
-    cm,
-    gp,
-    lp,
-    rp,
-    lq,
-    rq,
-    air,
-    base_height,
-    left_contact,
-    right_contact,
-    scale,
-    ctrl_dt,
-    sigma,
-    height_target,
-    swing,
-    phase_sigma,
-    min_fwd,
-    close_threshold,
-    reward,
-    terms,
-    tid,
-    lo,
-    count,
-    do_log,
-):
-    """Lane loop: the 22 weighted terms and the reward of envs ``lo .. lo + count`` (branch-free,
-    so LLVM vectorises it across envs; ``do_log`` is a literal at each call site)."""
-    for lane in range(count):
-        i = lo + lane
-        r = _base_terms(
-            lv, gy, gr, cm, base_height, scale, sigma, height_target, terms, tid, lane, do_log, i
-        )
-        r += _joint_terms(scale, terms, tid, lane, do_log)
-        r += _feet_pose_terms(lp, rp, lq, rq, close_threshold, scale, terms, tid, lane, do_log, i)
-        r += _gait_terms(
-            lv, cm, gp, lp, rp, left_contact, right_contact, air, swing, phase_sigma, min_fwd,
-            scale, terms, tid, lane, do_log, i,
-        )  # fmt: skip
-        reward[np.uint64(i)] = r * ctrl_dt
+def _weighted_terms(  # type: ignore[no-untyped-def]
+    lv, gy, gr, cm, gp, lp, rp, lq, rq, air, base_height, left_contact, right_contact, scale,
+    sigma, height_target, swing, phase_sigma, min_fwd, close_threshold, cells, tid, lane, i,
+):  # fmt: skip
+    """The 22 weighted reward terms of env ``i``, in slot order."""
+    b = _base_terms(lv, gy, gr, cm, base_height, scale, sigma, height_target, i)
+    j = _joint_terms(scale, cells, tid, lane)
+    f = _feet_pose_terms(lp, rp, lq, rq, close_threshold, scale, i)
+    g = _gait_terms(
+        lv, cm, gp, lp, rp, left_contact, right_contact, air, swing, phase_sigma, min_fwd, scale, i
+    )
+    return (
+        b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], j[0], j[1],
+        b[9], j[2], j[3], f[0], f[1], g[0], g[1], g[2], g[3], g[4], b[10],
+    )  # fmt: skip
 
 
 @numba.njit(**INLINE_OPTIONS)
-def _flush_log(terms, tid, count, log):  # type: ignore[no-untyped-def]
-    """Add the tile's weighted terms (scratch rows 3..24) into the thread's log row."""
-    for k in range(SCRATCH_ROWS - 3):
-        total = 0.0
-        for lane in range(count):
-            total += terms[_cell(tid, 3 + k, lane)]
-        log[tid, k] += total
+def _total(w):  # type: ignore[no-untyped-def]
+    """Sum of the 22 weighted terms, in slot order (literal indices keep the tuple in
+    registers; a loop over it would index it through memory and the lane loop ran scalar)."""
+    return (
+        w[0]
+        + w[1]
+        + w[2]
+        + w[3]
+        + w[4]
+        + w[5]
+        + w[6]
+        + w[7]
+        + w[8]
+        + w[9]
+        + w[10]
+        + w[11]
+        + w[12]
+        + w[13]
+        + w[14]
+        + w[15]
+        + w[16]
+        + w[17]
+        + w[18]
+        + w[19]
+        + w[20]
+        + w[21]
+    )
+
+
+@numba.njit(**INLINE_OPTIONS)
+def _add(a, w):  # type: ignore[no-untyped-def]
+    """Element-wise sum of two 22-tuples (the per-term log sums of a lane loop)."""
+    return (
+        a[0] + w[0], a[1] + w[1], a[2] + w[2], a[3] + w[3], a[4] + w[4], a[5] + w[5],
+        a[6] + w[6], a[7] + w[7], a[8] + w[8], a[9] + w[9], a[10] + w[10], a[11] + w[11],
+        a[12] + w[12], a[13] + w[13], a[14] + w[14], a[15] + w[15], a[16] + w[16],
+        a[17] + w[17], a[18] + w[18], a[19] + w[19], a[20] + w[20], a[21] + w[21],
+    )  # fmt: skip
+
+
+@numba.njit(**INLINE_OPTIONS)
+def _lanes(  # type: ignore[no-untyped-def]
+    lv, gy, gr, cm, gp, lp, rp, lq, rq, air, base_height, left_contact, right_contact, scale,
+    ctrl_dt, sigma, height_target, swing, phase_sigma, min_fwd, close_threshold, reward, cells,
+    log, tid, lo, count, do_log,
+):  # fmt: skip
+    """Lane loop: the reward of envs ``lo .. lo + count`` (branch-free, so LLVM vectorises it
+    across envs). On logging steps (``do_log``, a literal at each call site) the 22 weighted
+    terms are also summed in registers, then added to the thread's log row once per tile."""
+    acc = _ZEROS
+    for lane in range(count):
+        i = lo + lane
+        w = _weighted_terms(
+            lv, gy, gr, cm, gp, lp, rp, lq, rq, air, base_height, left_contact, right_contact,
+            scale, sigma, height_target, swing, phase_sigma, min_fwd, close_threshold, cells,
+            tid, lane, i,
+        )  # fmt: skip
+        reward[np.uint64(i)] = _total(w) * ctrl_dt
+        if do_log:
+            acc = _add(acc, w)
+    if do_log:
+        for k in range(NUM_TERMS):
+            log[tid, k] += acc[k]
 
 
 @numba.njit(**PARALLEL_OPTIONS)
@@ -513,12 +523,13 @@ def g1_walk_kernel(  # type: ignore[no-untyped-def]
             _lanes(
                 lv, gy, gr, cm, gp, lp, rp, lq, rq, air, base_height, left_contact,
                 right_contact, scale, ctrl_dt, tracking_sigma, base_height_target, swing_height,
-                phase_sigma, min_fwd, close_threshold, reward, cells, tid, lo, count, True,
+                phase_sigma, min_fwd, close_threshold, reward, cells, log_scratch, tid, lo,
+                count, True,
             )  # fmt: skip
-            _flush_log(cells, tid, count, log_scratch)
         else:
             _lanes(
                 lv, gy, gr, cm, gp, lp, rp, lq, rq, air, base_height, left_contact,
                 right_contact, scale, ctrl_dt, tracking_sigma, base_height_target, swing_height,
-                phase_sigma, min_fwd, close_threshold, reward, cells, tid, lo, count, False,
+                phase_sigma, min_fwd, close_threshold, reward, cells, log_scratch, tid, lo,
+                count, False,
             )  # fmt: skip
