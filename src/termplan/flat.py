@@ -12,6 +12,7 @@ the hand-written kernel's row loop through 1-D views took 0.113 instead of 0.143
 
 from __future__ import annotations
 
+import math
 import re
 
 from termplan.errors import TermPlanError
@@ -59,11 +60,8 @@ def flat_line(plan: ResolvedPlan, line: str) -> str:
         shape = shapes.get((kind, name))
         if shape is None:
             raise TermPlanError(f"{kind}_{name}: not an input or output group of the plan")
-        width = 1
-        for dim in shape:
-            width *= dim
         col = column(shape, [p.strip() for p in index.split(",")])
-        return f"{_PREFIX[kind]}_{name}[lane_index(i, {width}, {col})]"
+        return f"{_PREFIX[kind]}_{name}[lane_index(i, {math.prod(shape)}, {col})]"
 
     line = _ACCESS.sub(flat, line)
     return _PER_ENV.sub(lambda m: f"{m.group(1)}[np.uint64(i)]", line)

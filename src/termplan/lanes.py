@@ -7,7 +7,7 @@ scalar part one env at a time. Split, each tile of :data:`TILE` envs runs two lo
   accumulator initialisations, the axis loops, and every observation copy;
 * the **lane loop** (branch-free, vectorised by LLVM across the tile's envs): the other
   env-stage fragments, the rewards and the termination, reading the loop accumulators
-  back from a per-thread scratch (``scratch[tid, k, lane]``).
+  back from a per-thread scratch (``scratch[tid, k, lane]``, through its flat view ``cells``).
 
 Both loops index per-env arrays through 1-D views with unsigned, literal-width indices
 (:mod:`termplan.flat`), and in the lane loop ``fast_exp`` becomes the branch-free
