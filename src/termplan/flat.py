@@ -6,8 +6,9 @@ time, so with such indices LLVM sees a runtime row stride: it versions loops on 
 more runtime overlap checks, and often leaves the loop scalar. Every such access is emitted
 instead through a 1-D view of the array with an unsigned index whose row width is a literal
 (``f_<input>[lane_index(i, 42, 3 * b)]``, outputs through ``o_<group>``); a per-env scalar
-``in_<input>[i]`` gets an unsigned index. Measured on the G1 kernels (one thread, N=2048):
-the hand-written kernel's row loop through 1-D views took 0.113 instead of 0.143 ms per call.
+``in_<input>[i]`` gets an unsigned index. Measured on the G1 kernels (one thread, N=2048): the
+assembled kernel took 0.079 instead of 0.087 ms per call, the hand-written one (same change by
+hand) 0.117 instead of 0.143. :mod:`termplan.codegen` applies it to tiled kernels only.
 """
 
 from __future__ import annotations
