@@ -88,7 +88,7 @@ def generate_source(plan: ResolvedPlan, scale_mode: ScaleMode = ScaleMode.BAKED)
     )
     args = ", ".join(contract.arguments())
     if split is None:
-        body, _ = _inline_helpers(_env_body(plan, scale_mode))
+        body = _inline_helpers(_env_body(plan, scale_mode))
         kernels = [_kernel(v, args, body, rewards, "_log" in v) for v in VARIANTS]
         text = "\n".join(body)
     else:
@@ -138,14 +138,12 @@ def _header(plan: ResolvedPlan, scale_mode: ScaleMode, helpers: tuple[str, ...])
 _HELPERS: tuple[tuple[str, str], ...] = (("math.exp(", "fast_exp"),)
 
 
-def _inline_helpers(body: list[str]) -> tuple[list[str], tuple[str, ...]]:
-    """Swap library calls for the inline helpers the hand-written kernels use as well."""
-    used = []
+def _inline_helpers(body: list[str]) -> list[str]:
+    """Swap library calls for the inline helpers the hand-written kernels use as well (which
+    helpers a kernel imports is read off its final text, in :func:`generate_source`)."""
     for call, helper in _HELPERS:
-        if any(call in line for line in body):
-            body = [line.replace(call, helper + "(") for line in body]
-            used.append(helper)
-    return body, tuple(used)
+        body = [line.replace(call, helper + "(") for line in body]
+    return body
 
 
 def _constants(plan: ResolvedPlan) -> list[str]:
@@ -238,7 +236,7 @@ def _tiled_bodies(
             row.append(f"for {axis.var} in range({axis.extent}):")
             row += [INDENT + ln for ln in lines]
     row += writes.get(POST_STAGE, [])
-    row, _ = _inline_helpers(row)
+    row = _inline_helpers(row)
     row = [flat_line(plan, ln) for ln in row]
     cells = [_scratch_cell(split, k) for k in range(len(split.carried))]
     row += [f"{cell} = {name}" for cell, name in zip(cells, split.carried, strict=True)]

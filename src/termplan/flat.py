@@ -72,7 +72,8 @@ def flat_views(plan: ResolvedPlan, lines: list[str]) -> list[str]:
     """The 1-D view assignments the (rewritten) ``lines`` use, inputs then outputs, in plan
     order."""
     used = {(m.group(1), m.group(2)) for line in lines for m in _VIEW.finditer(line)}
-    views = [f"f_{s.name} = in_{s.name}.reshape(in_{s.name}.size)" for s in plan.inputs]
-    views = [v for s, v in zip(plan.inputs, views, strict=True) if ("f", s.name) in used]
-    views += [f"o_{g} = out_{g}.reshape(out_{g}.size)" for g, _ in plan.groups if ("o", g) in used]
-    return views
+    inputs = [s.name for s in plan.inputs if ("f", s.name) in used]
+    groups = [g for g, _ in plan.groups if ("o", g) in used]
+    return [f"f_{n} = in_{n}.reshape(in_{n}.size)" for n in inputs] + [
+        f"o_{g} = out_{g}.reshape(out_{g}.size)" for g in groups
+    ]

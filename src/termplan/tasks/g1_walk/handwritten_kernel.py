@@ -366,29 +366,9 @@ def _total(w):  # type: ignore[no-untyped-def]
     """Sum of the 22 weighted terms, in slot order (literal indices keep the tuple in
     registers; a loop over it would index it through memory and the lane loop ran scalar)."""
     return (
-        w[0]
-        + w[1]
-        + w[2]
-        + w[3]
-        + w[4]
-        + w[5]
-        + w[6]
-        + w[7]
-        + w[8]
-        + w[9]
-        + w[10]
-        + w[11]
-        + w[12]
-        + w[13]
-        + w[14]
-        + w[15]
-        + w[16]
-        + w[17]
-        + w[18]
-        + w[19]
-        + w[20]
-        + w[21]
-    )
+        w[0] + w[1] + w[2] + w[3] + w[4] + w[5] + w[6] + w[7] + w[8] + w[9] + w[10] + w[11]
+        + w[12] + w[13] + w[14] + w[15] + w[16] + w[17] + w[18] + w[19] + w[20] + w[21]
+    )  # fmt: skip
 
 
 @numba.njit(**INLINE_OPTIONS)
