@@ -34,6 +34,20 @@ def check_array(
     return value
 
 
+def check_count(name: str, value: object) -> int:
+    """``value`` as an int >= 1: a Python or NumPy integer (bools, floats and strings are
+    errors, not silently converted), for sizes such as ``num_envs``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, what it got and what it wanted.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name}: expected a positive int, got {value!r}")
+    return int(value)
+
+
 def check_contiguous(name: str, value: np.ndarray) -> np.ndarray:
     """Require C-contiguous memory (kernels assume row-major strides for speed)."""
     if not value.flags.c_contiguous:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from termplan.arrays import check_array, check_contiguous
+from termplan.arrays import check_array, check_contiguous, check_count
 from termplan.errors import TermPlanError
 from termplan.registry import TermRegistry
 from termplan.spec import (
@@ -328,8 +328,7 @@ class PlanNumpyRuntime:
     """Executes a plan with each term's NumPy implementation (the NumPy fallback)."""
 
     def __init__(self, plan: ResolvedPlan, num_envs: int) -> None:
-        if num_envs < 1:
-            raise ValueError(f"num_envs: expected >= 1, got {num_envs}")
+        num_envs = check_count("num_envs", num_envs)
         self.plan = plan
         self.num_envs = num_envs
         self.outputs = PlanOutputs.allocate(plan, num_envs)

@@ -23,6 +23,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from termplan.arrays import check_count
 from termplan.codegen import KernelSource, ScaleMode, generate_source
 from termplan.compile import CacheStatus, load_source
 from termplan.errors import TermPlanError
@@ -30,7 +31,7 @@ from termplan.kernel_options import PARALLEL_OPTIONS
 from termplan.lanes import TILE
 from termplan.plan import PlanNumpyRuntime, PlanOutputs, ResolvedPlan, check_inputs, reward_index
 from termplan.spec import TermKind
-from termplan.threads import apply_threads, max_threads
+from termplan.threads import apply_threads, check_num_threads, max_threads
 
 # ------------------------------------------------------------------------ thread choice
 
@@ -217,8 +218,7 @@ class FusedRuntime:
         timing: bool = False,
         cache_directory: Path | None = None,
     ) -> None:
-        if isinstance(num_envs, bool) or num_envs < 1:
-            raise ValueError(f"num_envs: expected >= 1, got {num_envs}")
+        num_envs = check_count("num_envs", num_envs)
         self.plan = plan
         self.num_envs = num_envs
         self.source: KernelSource = generate_source(plan, scale_mode)
@@ -245,10 +245,9 @@ class FusedRuntime:
 
     def _pick_threads(self, num_threads: int | None, calibration: Calibration | None) -> int:
         limit = max_threads()
-        if num_threads is not None:
-            if isinstance(num_threads, bool) or not 1 <= num_threads <= limit:
-                raise ValueError(f"num_threads: expected 1..{limit}, got {num_threads}")
-            return int(num_threads)
+        threads = check_num_threads(num_threads)
+        if threads is not None:
+            return threads
         table = calibration if calibration is not None else model_calibration(limit)
         return choose_threads(self.num_envs, table, limit)
 

@@ -3,11 +3,36 @@
 from __future__ import annotations
 
 import numba
+import numpy as np
 
 
 def max_threads() -> int:
     """The size of Numba's pool (``NUMBA_NUM_THREADS`` or the core count)."""
     return int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+
+
+def check_num_threads(num_threads: object) -> int | None:
+    """``num_threads`` as given to a path: ``None`` (the path's choice) or an int in
+    ``1..max_threads()`` (bools, floats and strings are errors).
+
+    Raises
+    ------
+    ValueError
+        Naming ``num_threads``, the value and the accepted range.
+    """
+    if num_threads is None:
+        return None
+    limit = max_threads()
+    if (
+        isinstance(num_threads, bool)
+        or not isinstance(num_threads, (int, np.integer))
+        or not 1 <= num_threads <= limit
+    ):
+        raise ValueError(
+            f"num_threads: expected None or an int in 1..{limit} (NUMBA_NUM_THREADS), "
+            f"got {num_threads!r}"
+        )
+    return int(num_threads)
 
 
 def apply_threads(num_threads: int | None) -> None:
@@ -16,14 +41,8 @@ def apply_threads(num_threads: int | None) -> None:
     Raises
     ------
     ValueError
-        If ``num_threads`` is not in ``1..max_threads()``.
+        If ``num_threads`` is not ``None`` or an int in ``1..max_threads()``.
     """
-    if num_threads is None:
-        return
-    limit = max_threads()
-    if not 1 <= num_threads <= limit:
-        raise ValueError(
-            f"num_threads: expected 1..{limit} (NUMBA_NUM_THREADS), got {num_threads}"
-        )
-    if numba.get_num_threads() != num_threads:
-        numba.set_num_threads(num_threads)
+    threads = check_num_threads(num_threads)
+    if threads is not None and numba.get_num_threads() != threads:
+        numba.set_num_threads(threads)

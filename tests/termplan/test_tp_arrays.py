@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from termplan.arrays import check_array, check_contiguous
+from termplan.arrays import check_array, check_contiguous, check_count
 
 
 def test_accepts_exact_shape_and_dtype() -> None:
@@ -34,3 +34,19 @@ def test_contiguity() -> None:
     assert check_contiguous("x", a) is a
     with pytest.raises(ValueError, match="C-contiguous"):
         check_contiguous("x", a[:, ::2])
+
+
+@pytest.mark.parametrize("value", [1, 7, np.int64(65536), np.uint16(3)])
+def test_count_accepts_python_and_numpy_integers(value: object) -> None:
+    """Sizes come from CLIs, configs and NumPy arithmetic alike; all are plain ints after."""
+    count = check_count("num_envs", value)
+    assert count == int(value)  # type: ignore[call-overload]
+    assert type(count) is int
+
+
+@pytest.mark.parametrize("value", [0, -3, True, False, 2.0, 2.5, "8", None, np.float32(4)])
+def test_count_rejects_with_named_message(value: object) -> None:
+    """Zero, negatives, bools, floats, strings: an error naming the input and the value."""
+    with pytest.raises(ValueError, match=r"num_envs: expected a positive int, got ") as info:
+        check_count("num_envs", value)
+    assert repr(value) in str(info.value)

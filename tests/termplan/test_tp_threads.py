@@ -1,9 +1,10 @@
 """Thread-count control rejects counts outside Numba's pool."""
 
 import numba
+import numpy as np
 import pytest
 
-from termplan.threads import apply_threads, max_threads
+from termplan.threads import apply_threads, check_num_threads, max_threads
 
 
 def test_apply_and_restore() -> None:
@@ -24,3 +25,20 @@ def test_out_of_range(bad: int) -> None:
     with pytest.raises(ValueError, match="num_threads"):
         apply_threads(bad)
     assert max_threads() >= 1
+
+
+def test_check_num_threads_accepts_none_and_pool_sizes() -> None:
+    """``None`` leaves the choice to the path; 1..NUMBA_NUM_THREADS come back as ints."""
+    assert check_num_threads(None) is None
+    assert check_num_threads(1) == 1
+    assert check_num_threads(np.int64(max_threads())) == max_threads()
+
+
+@pytest.mark.parametrize("bad", [0, -2, 10_000, True, 1.0, "2"])
+def test_check_num_threads_rejects_with_range(bad: object) -> None:
+    """Out of range or not an int: the message names the option, the value and the range."""
+    with pytest.raises(
+        ValueError, match=rf"num_threads: expected None or an int in 1\.\.{max_threads()}"
+    ) as info:
+        check_num_threads(bad)
+    assert repr(bad) in str(info.value)

@@ -23,6 +23,7 @@ import mujoco
 import numpy as np
 from mujoco import rollout
 
+from termplan.arrays import check_count
 from termplan.sim.g1_spec import SUBSTEPS
 from termplan.sim.model import G1Model
 
@@ -85,10 +86,8 @@ class BatchedPhysics:
     """
 
     def __init__(self, g1: G1Model, num_envs: int, num_threads: int = 1) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"num_envs: expected a positive int, got {num_envs!r}")
-        if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 1:
-            raise ValueError(f"num_threads: expected a positive int, got {num_threads!r}")
+        num_envs = check_count("num_envs", num_envs)
+        num_threads = check_count("num_threads", num_threads)
         self.g1, self.model, self.num_envs = g1, g1.model, num_envs
         self.num_threads = num_threads
         nq, nv, nu = g1.model.nq, g1.model.nv, g1.model.nu

@@ -13,7 +13,7 @@ import importlib.util
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -34,6 +34,25 @@ def available_paths(assembled_module: str) -> tuple[str, ...]:
     if importlib.util.find_spec(assembled_module) is not None:
         paths += ("assembled",)
     return paths
+
+
+_Config = TypeVar("_Config")
+
+
+def check_config(name: str, value: object, cls: type[_Config]) -> _Config:
+    """``value`` if it is a ``cls``; ``None`` gives ``cls()`` (its defaults).
+
+    Anything else (a dict, or the other task's config class of the same name) is an error
+    naming ``name`` and the class wanted, by module, since both tasks have a ``NoiseConfig``.
+    """
+    if value is None:
+        return cls()
+    if not isinstance(value, cls):
+        raise ValueError(
+            f"{name}: expected {cls.__module__}.{cls.__qualname__} or None, "
+            f"got {type(value).__module__}.{type(value).__qualname__}"
+        )
+    return value
 
 
 def is_log_step(step: int) -> bool:

@@ -13,14 +13,14 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from termplan.arrays import check_count
 from termplan.codegen import ScaleMode
 from termplan.runtime import Calibration
+from termplan.tasks.base import check_config
 from termplan.tasks.g1_walk.batch import G1Batch
 from termplan.tasks.g1_walk.common import (
     TASK,
     check_default_angles,
-    check_noise,
-    check_num_envs,
 )
 from termplan.tasks.g1_walk.config import NoiseConfig
 from termplan.tasks.g1_walk.profiles import Profile, resolve_profile
@@ -56,8 +56,8 @@ class AssembledG1Walk(PlanHotSlice):
     ) -> None:
         self.config = resolve_profile(profile, scales)
         self.profile = self.config.name
-        self.num_envs = check_num_envs(num_envs)
-        self.noise = check_noise(noise)
+        self.num_envs = check_count("num_envs", num_envs)
+        self.noise = check_config("noise", noise, NoiseConfig)
         angles = check_default_angles(default_angles)
         plan = build_plan(self.config, self.noise.enabled, angles)
         self._attach(plan, self.num_envs, backend, scale_mode, num_threads, calibration, timing)

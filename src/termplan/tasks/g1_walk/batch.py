@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from termplan.arrays import check_array, check_contiguous
+from termplan.arrays import check_array, check_contiguous, check_count
 from termplan.tasks.g1_walk.config import NUM_DOF, NoiseConfig
 
 F32 = np.float32
@@ -139,9 +139,7 @@ def make_batch(num_envs: int, seed: int = 0, profile: str | None = None) -> G1Ba
 
     ``profile`` is accepted for the registry API; the distributions do not depend on it.
     """
-    if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-        raise ValueError(f"num_envs: expected a positive int, got {num_envs!r}")
-    n = num_envs
+    n = check_count("num_envs", num_envs)
     rng = np.random.default_rng(seed)
     gravity = _normal(rng, (0.0, 0.0, 0.98), (0.02, 0.02, 0.01), n)
     np.clip(gravity[:, 2], -1.0, 1.0, out=gravity[:, 2])

@@ -24,27 +24,10 @@ from termplan.tasks.g1_walk.config import (
     DEFAULT_ANGLES,
     NUM_DOF,
     TERM_ORDER,
-    NoiseConfig,
 )
 from termplan.tasks.g1_walk.profiles import Profile
 
 TASK = "g1_walk"
-
-
-def check_num_envs(num_envs: object) -> int:
-    """``num_envs`` must be a positive int (bools rejected)."""
-    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-        raise ValueError(f"num_envs: expected a positive int, got {num_envs!r}")
-    return int(num_envs)
-
-
-def check_noise(noise: NoiseConfig | None) -> NoiseConfig:
-    """``None`` means the default (level 0, no noise)."""
-    if noise is None:
-        return NoiseConfig()
-    if not isinstance(noise, NoiseConfig):
-        raise ValueError(f"noise: expected a NoiseConfig or None, got {type(noise).__name__}")
-    return noise
 
 
 def check_default_angles(default_angles: np.ndarray | None) -> np.ndarray:

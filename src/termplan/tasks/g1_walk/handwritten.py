@@ -15,15 +15,14 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from termplan.tasks.base import StepOutputs, is_log_step
+from termplan.arrays import check_count
+from termplan.tasks.base import StepOutputs, check_config, is_log_step
 from termplan.tasks.g1_walk.batch import G1Batch, validate
 from termplan.tasks.g1_walk.common import (
     TASK,
     active_slots,
     allocate_outputs,
     check_default_angles,
-    check_noise,
-    check_num_envs,
     log_key,
 )
 from termplan.tasks.g1_walk.config import (
@@ -42,7 +41,7 @@ from termplan.tasks.g1_walk.handwritten_kernel import (
 )
 from termplan.tasks.g1_walk.layout import ACTOR_LAYOUT, CRITIC_LAYOUT, ObsSlot
 from termplan.tasks.g1_walk.profiles import Profile, resolve_profile
-from termplan.threads import apply_threads, max_threads
+from termplan.threads import apply_threads, check_num_threads, max_threads
 
 #: Multipliers the kernel hard-codes: gravity is negated, the rest copied unscaled.
 _FIXED_MULTIPLIERS = {
@@ -105,11 +104,9 @@ class HandwrittenG1Walk:
     ) -> None:
         self.config = resolve_profile(profile, scales)
         self.profile = self.config.name
-        self.num_envs = check_num_envs(num_envs)
-        if num_threads is not None and not 1 <= num_threads <= max_threads():
-            raise ValueError(f"num_threads: expected 1..{max_threads()}, got {num_threads}")
-        self.num_threads = num_threads
-        self.noise = check_noise(noise)
+        self.num_envs = check_count("num_envs", num_envs)
+        self.num_threads = check_num_threads(num_threads)
+        self.noise = check_config("noise", noise, NoiseConfig)
         self._scale = self.config.scale_vector()
         self._active = active_slots(self.config)
         self._weights = (

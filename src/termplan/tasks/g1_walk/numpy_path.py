@@ -12,21 +12,21 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from termplan.tasks.base import StepOutputs, is_log_step
+from termplan.arrays import check_count
+from termplan.tasks.base import StepOutputs, check_config, is_log_step
 from termplan.tasks.g1_walk.batch import G1Batch, validate
 from termplan.tasks.g1_walk.common import (
     TASK,
     active_slots,
     allocate_outputs,
     check_default_angles,
-    check_noise,
-    check_num_envs,
     log_key,
 )
 from termplan.tasks.g1_walk.config import CTRL_DT, TERM_FORMULA, NoiseConfig
 from termplan.tasks.g1_walk.layout import ACTOR_LAYOUT, CRITIC_LAYOUT, ObsSlot
 from termplan.tasks.g1_walk.numpy_terms import GAIT_FORMULAS, NumpyTerms
 from termplan.tasks.g1_walk.profiles import Profile, resolve_profile
+from termplan.threads import check_num_threads
 
 _Term = tuple[str, float, Callable[[G1Batch], np.ndarray]]
 #: One observation copy: source getter, noise field (or None), output view, multiplier.
@@ -51,9 +51,9 @@ class NumpyG1Walk:
     ) -> None:
         self.config = resolve_profile(profile, scales)
         self.profile = self.config.name
-        self.num_envs = check_num_envs(num_envs)
-        self.num_threads = num_threads  # NumPy runs single-threaded; kept for the API
-        self.noise = check_noise(noise)
+        self.num_envs = check_count("num_envs", num_envs)
+        self.num_threads = check_num_threads(num_threads)  # unused: NumPy runs single-threaded
+        self.noise = check_config("noise", noise, NoiseConfig)
         self._terms_impl = NumpyTerms(
             self.num_envs, self.config.reward, check_default_angles(default_angles)
         )

@@ -8,8 +8,10 @@ an active term or observation reads. ``backend="numpy"`` runs the same plan in N
 
 from __future__ import annotations
 
+from termplan.arrays import check_count
 from termplan.codegen import ScaleMode
 from termplan.runtime import Calibration
+from termplan.tasks.base import check_config
 from termplan.tasks.motion_tracking.batch import MotionBatch
 from termplan.tasks.motion_tracking.config import NoiseConfig, Profile, resolve_profile
 from termplan.tasks.motion_tracking.terms import build_plan
@@ -39,11 +41,10 @@ class AssembledMotionTracking(PlanHotSlice):
         calibration: Calibration | None = None,
         timing: bool = False,
     ) -> None:
-        if isinstance(num_envs, bool) or num_envs < 1:
-            raise ValueError(f"num_envs: expected >= 1, got {num_envs}")
+        num_envs = check_count("num_envs", num_envs)
         self._profile = resolve_profile(profile)
         self.profile = self._profile.name
         self.num_envs = num_envs
-        self.noise = noise if noise is not None else NoiseConfig()
+        self.noise = check_config("noise", noise, NoiseConfig)
         plan = build_plan(self._profile, self.noise.active)
         self._attach(plan, num_envs, backend, scale_mode, num_threads, calibration, timing)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from termplan.arrays import check_array, check_contiguous
+from termplan.arrays import check_array, check_contiguous, check_count
 from termplan.tasks.motion_tracking.config import (
     ANCHOR,
     NUM_BODIES,
@@ -147,8 +147,7 @@ def make_batch(num_envs: int, seed: int = 0, profile: str | Profile | None = Non
     lifted by 0.6 m (they terminate), and, when the profile scores undesired contacts, the
     pelvis of the first half of those rows is put on the floor. Noise and bias are zeros.
     """
-    if num_envs < 1:
-        raise ValueError(f"num_envs: expected >= 1, got {num_envs}")
+    num_envs = check_count("num_envs", num_envs)
     prof = resolve_profile(profile)
     rng = np.random.default_rng(seed)
     target = _targets(rng, num_envs)

@@ -20,9 +20,10 @@ import numba
 import numpy as np
 from numba import prange
 
+from termplan.arrays import check_count
 from termplan.intrinsics import fast_exp
 from termplan.kernel_options import INLINE_OPTIONS, PARALLEL_OPTIONS
-from termplan.tasks.base import StepOutputs, is_log_step
+from termplan.tasks.base import StepOutputs, check_config, is_log_step
 from termplan.tasks.motion_tracking.batch import MotionBatch, validate
 from termplan.tasks.motion_tracking.config import (
     ACTOR_DIM,
@@ -50,7 +51,7 @@ from termplan.tasks.motion_tracking.geometry import (
     quat_to_matrix_s,
     rot6d_s,
 )
-from termplan.threads import apply_threads, max_threads
+from termplan.threads import apply_threads, check_num_threads, max_threads
 
 B, J, A = NUM_BODIES, NUM_DOF, ANCHOR
 Arr = np.ndarray
@@ -377,14 +378,11 @@ class HandwrittenMotionTracking:
         num_threads: int | None = None,
         noise: NoiseConfig | None = None,
     ) -> None:
-        if num_envs < 1:
-            raise ValueError(f"num_envs: expected >= 1, got {num_envs}")
-        if num_threads is not None and not 1 <= num_threads <= max_threads():
-            raise ValueError(f"num_threads: expected 1..{max_threads()}, got {num_threads}")
+        num_envs = check_count("num_envs", num_envs)
+        self.num_threads = check_num_threads(num_threads)
         prof = resolve_profile(profile)
         self._profile, self.profile, self.num_envs = prof, prof.name, num_envs
-        self.num_threads = num_threads
-        self.noise = noise if noise is not None else NoiseConfig()
+        self.noise = check_config("noise", noise, NoiseConfig)
         self._scale = prof.scale_vector()
         self._inv_var = prof.inv_var_vector()
         self._active = [(k, TERM_ORDER[k]) for k in range(N_TERMS) if self._scale[k] != 0.0]

@@ -23,7 +23,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from termplan.tasks.base import StepOutputs, is_log_step
+from termplan.arrays import check_count
+from termplan.tasks.base import StepOutputs, check_config, is_log_step
 from termplan.tasks.motion_tracking import geometry as geo
 from termplan.tasks.motion_tracking.batch import MotionBatch, validate
 from termplan.tasks.motion_tracking.config import (
@@ -44,6 +45,7 @@ from termplan.tasks.motion_tracking.config import (
     Profile,
     resolve_profile,
 )
+from termplan.threads import check_num_threads
 
 A, B, J = ANCHOR, NUM_BODIES, NUM_DOF
 F32 = np.float32
@@ -104,13 +106,12 @@ class NumpyMotionTracking:
         num_threads: int | None = None,
         noise: NoiseConfig | None = None,
     ) -> None:
-        if num_envs < 1:
-            raise ValueError(f"num_envs: expected >= 1, got {num_envs}")
+        num_envs = check_count("num_envs", num_envs)
         self._profile = resolve_profile(profile)
         self.profile = self._profile.name
         self.num_envs = num_envs
-        self.num_threads = num_threads
-        self.noise = noise if noise is not None else NoiseConfig()
+        self.num_threads = check_num_threads(num_threads)  # unused: NumPy runs single-threaded
+        self.noise = check_config("noise", noise, NoiseConfig)
         scales = self._profile.scale_vector()
         self._inv_var = self._profile.inv_var_vector()
         self._active = [(k, TERM_ORDER[k], float(s)) for k, s in enumerate(scales) if s != 0.0]
