@@ -16,7 +16,7 @@ import numpy as np
 
 from termplan import tasks
 from termplan.collector.row_refresh import RowRefresher
-from termplan.collector.sim_env import Rows, SimEnv
+from termplan.collector.sim_env import Rows, SimEnv, shift_actions
 from termplan.sim.g1_spec import CTRL_DT, DEFAULT_ANGLES, sensor_slices
 from termplan.sim.model import load_g1
 from termplan.sim.physics import BatchedPhysics
@@ -64,14 +64,11 @@ class G1WalkEnv(SimEnv):
 
     def apply_action(self, actions: np.ndarray) -> np.ndarray:
         """Shift the action history, advance the gait phase, return the PD targets."""
-        b = self.batch
-        np.copyto(b.last_actions, b.current_actions)
-        np.copyto(b.current_actions, actions)
-        np.multiply(actions, self.action_scale, out=self._ctrl)
-        self._ctrl += DEFAULT_ANGLES
-        b.gait_phase += np.float32(PHASE_STEP)
-        np.fmod(b.gait_phase, np.float32(2.0 * math.pi), out=b.gait_phase)
-        return self._ctrl
+        ctrl = shift_actions(self.batch, actions, self.action_scale, self._ctrl)
+        phase = self.batch.gait_phase
+        phase += np.float32(PHASE_STEP)
+        np.fmod(phase, np.float32(2.0 * math.pi), out=phase)
+        return ctrl
 
     def read_state(self, rows: Rows) -> None:
         """Sensors, joints and base height of ``rows`` into the batch; feet air time."""

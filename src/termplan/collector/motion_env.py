@@ -17,7 +17,7 @@ import numpy as np
 
 from termplan import tasks
 from termplan.collector.row_refresh import RowRefresher
-from termplan.collector.sim_env import Rows, SimEnv
+from termplan.collector.sim_env import Rows, SimEnv, shift_actions
 from termplan.sim.g1_spec import DEFAULT_ANGLES, TRACKED_BODIES, sensor_slices
 from termplan.sim.model import load_g1
 from termplan.sim.physics import BatchedPhysics
@@ -80,14 +80,10 @@ class MotionTrackingEnv(SimEnv):
 
     def apply_action(self, actions: np.ndarray) -> np.ndarray:
         """Shift the action history, advance every env's reference frame, return PD targets."""
-        b = self.batch
-        np.copyto(b.last_actions, b.current_actions)
-        np.copyto(b.current_actions, actions)
-        np.multiply(actions, self.action_scale, out=self._ctrl)
-        self._ctrl += DEFAULT_ANGLES
+        ctrl = shift_actions(self.batch, actions, self.action_scale, self._ctrl)
         self.frame += 1
         np.minimum(self.frame, self.clip.num_frames - 1, out=self.frame)
-        return self._ctrl
+        return ctrl
 
     def read_state(self, rows: Rows) -> None:
         """Reference frame and robot state of ``rows`` into the batch."""

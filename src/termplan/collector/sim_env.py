@@ -23,10 +23,21 @@ from typing import Any
 import numpy as np
 
 from termplan.collector.row_refresh import RowRefresher
+from termplan.sim.g1_spec import DEFAULT_ANGLES
 from termplan.sim.physics import BatchedPhysics
 from termplan.tasks.base import HotSlice, StepOutputs
 
 Rows = np.ndarray | slice
+
+
+def shift_actions(batch: Any, actions: np.ndarray, scale: float, ctrl: np.ndarray) -> np.ndarray:
+    """The action step both tasks share: ``last <- current <- actions`` in the batch, and the
+    PD targets ``DEFAULT_ANGLES + scale * actions`` written into ``ctrl`` (returned)."""
+    np.copyto(batch.last_actions, batch.current_actions)
+    np.copyto(batch.current_actions, actions)
+    np.multiply(actions, scale, out=ctrl)
+    ctrl += DEFAULT_ANGLES
+    return ctrl
 
 
 @dataclass(frozen=True)
