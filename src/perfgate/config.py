@@ -267,41 +267,43 @@ def _parse_thresholds(data: Any) -> tuple[ThresholdRule, ...]:
     )
 
 
+def _choice(where: str, value: Any, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise ConfigError(f"{where}: expected one of {allowed}, got {value!r}")
+    return str(value)
+
+
+def _at_least(where: str, value: Any, minimum: int, minimum_name: str = "") -> int:
+    """An integer option with a lower bound (``minimum_name``: the option that sets it)."""
+    number: int = _typed(where, value, int)
+    if number < minimum:
+        bound = f"{minimum_name} ({minimum})" if minimum_name else str(minimum)
+        raise ConfigError(f"{where}: must be at least {bound}, got {number}")
+    return number
+
+
+def _parse_pairs(value: Any) -> tuple[BaselinePair, ...]:
+    """``[[tool.perfgate.baseline]]`` (one table is accepted as a list of one)."""
+    pairs = [value] if isinstance(value, dict) else value
+    if not isinstance(pairs, list):
+        raise ConfigError("tool.perfgate.baseline: expected an array of tables")
+    return tuple(_parse_pair(i, p) for i, p in enumerate(pairs))
+
+
 def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateConfig:
     """Build a `GateConfig` from the `[tool.perfgate]` table (already parsed TOML)."""
     data = dict(section)
     _check_keys("tool.perfgate", data, _TOP_KEYS)
-    inconclusive = data.get("inconclusive", "error")
-    if inconclusive not in INCONCLUSIVE_POLICIES:
-        raise ConfigError(
-            f"tool.perfgate.inconclusive: expected one of {INCONCLUSIVE_POLICIES}, "
-            f"got {inconclusive!r}"
-        )
-    pairs = data.get("baseline", [])
-    if isinstance(pairs, dict):
-        pairs = [pairs]
-    if not isinstance(pairs, list):
-        raise ConfigError("tool.perfgate.baseline: expected an array of tables")
-    min_samples = _typed("tool.perfgate.min_samples", data.get("min_samples", 6), int)
-    if min_samples < 2:
-        raise ConfigError(f"tool.perfgate.min_samples: must be at least 2, got {min_samples}")
-    resamples = _typed("tool.perfgate.resamples", data.get("resamples", 2000), int)
-    if resamples < 200:
-        raise ConfigError(f"tool.perfgate.resamples: must be at least 200, got {resamples}")
-    blocking = _str_list("tool.perfgate.blocking", data.get("blocking", ["."]))
-    for i, pattern in enumerate(blocking):
-        _regex(f"tool.perfgate.blocking[{i}]", pattern)
-    straddle = data.get("straddle", "report")
-    if straddle not in STRADDLE_POLICIES:
-        raise ConfigError(
-            f"tool.perfgate.straddle: expected one of {STRADDLE_POLICIES}, got {straddle!r}"
-        )
-    max_rounds = _typed("tool.perfgate.max_rounds", data.get("max_rounds", 30), int)
-    if max_rounds < min_samples:
-        raise ConfigError(
-            f"tool.perfgate.max_rounds: must be at least min_samples ({min_samples}), "
-            f"got {max_rounds}"
-        )
+    inconclusive = _choice(
+        "tool.perfgate.inconclusive", data.get("inconclusive", "error"), INCONCLUSIVE_POLICIES
+    )
+    straddle = _choice("tool.perfgate.straddle", data.get("straddle", "report"), STRADDLE_POLICIES)
+    min_samples = _at_least("tool.perfgate.min_samples", data.get("min_samples", 6), 2)
+    resamples = _at_least("tool.perfgate.resamples", data.get("resamples", 2000), 200)
+    max_rounds = _at_least(
+        "tool.perfgate.max_rounds", data.get("max_rounds", 30), min_samples, "min_samples"
+    )
+    blocking = _regex_list("tool.perfgate.blocking", data.get("blocking", ["."]))
     return GateConfig(
         default_threshold=_threshold(
             "tool.perfgate.default_threshold", data.get("default_threshold", 0.05)
@@ -314,7 +316,7 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
         blocking=blocking,
         failed_blocks=_typed("tool.perfgate.failed_blocks", data.get("failed_blocks", True), bool),
         inconclusive=inconclusive,
-        baselines=tuple(_parse_pair(i, p) for i, p in enumerate(pairs)),
+        baselines=_parse_pairs(data.get("baseline", [])),
         scaling=_parse_scaling(data["scaling"]) if "scaling" in data else None,
         compile_time=_regex("tool.perfgate.compile_time", data.get("compile_time", "compile")),
         parity_command=_str_list(
