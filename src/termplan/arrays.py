@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
@@ -34,6 +35,11 @@ def check_array(
     return value
 
 
+def is_integer(value: object) -> TypeGuard[int | np.integer[Any]]:
+    """A Python or NumPy integer, not a bool (``True`` is an ``int`` to Python)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
 def check_count(name: str, value: object) -> int:
     """``value`` as an int >= 1: a Python or NumPy integer (bools, floats and strings are
     errors, not silently converted), for sizes such as ``num_envs``.
@@ -43,7 +49,7 @@ def check_count(name: str, value: object) -> int:
     ValueError
         Naming ``name``, what it got and what it wanted.
     """
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+    if not is_integer(value) or value < 1:
         raise ValueError(f"{name}: expected a positive int, got {value!r}")
     return int(value)
 

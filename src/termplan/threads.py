@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import numba
-import numpy as np
+
+from termplan.arrays import is_integer
 
 
 def max_threads() -> int:
@@ -23,11 +24,7 @@ def check_num_threads(num_threads: object) -> int | None:
     if num_threads is None:
         return None
     limit = max_threads()
-    if (
-        isinstance(num_threads, bool)
-        or not isinstance(num_threads, (int, np.integer))
-        or not 1 <= num_threads <= limit
-    ):
+    if not is_integer(num_threads) or not 1 <= num_threads <= limit:
         raise ValueError(
             f"num_threads: expected None or an int in 1..{limit} (NUMBA_NUM_THREADS), "
             f"got {num_threads!r}"
