@@ -40,17 +40,18 @@ def is_integer(value: object) -> TypeGuard[int | np.integer[Any]]:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
-def check_count(name: str, value: object) -> int:
-    """``value`` as an int >= 1: a Python or NumPy integer (bools, floats and strings are
-    errors, not silently converted), for sizes such as ``num_envs``.
+def check_count(name: str, value: object, low: int = 1) -> int:
+    """``value`` as an int >= ``low``: a Python or NumPy integer (bools, floats and strings
+    are errors, not silently converted), for sizes such as ``num_envs`` and other counts.
 
     Raises
     ------
     ValueError
         Naming ``name``, what it got and what it wanted.
     """
-    if not is_integer(value) or value < 1:
-        raise ValueError(f"{name}: expected a positive int, got {value!r}")
+    if not is_integer(value) or value < low:
+        wanted = "a positive int" if low == 1 else f"an int >= {low}"
+        raise ValueError(f"{name}: expected {wanted}, got {value!r}")
     return int(value)
 
 

@@ -50,3 +50,15 @@ def test_count_rejects_with_named_message(value: object) -> None:
     with pytest.raises(ValueError, match=r"num_envs: expected a positive int, got ") as info:
         check_count("num_envs", value)
     assert repr(value) in str(info.value)
+
+
+@pytest.mark.parametrize(("value", "low"), [(0, 0), (2, 2), (np.int32(5), 2)])
+def test_count_accepts_values_at_or_above_its_lower_bound(value: object, low: int) -> None:
+    assert check_count("warmup", value, low) == int(value)  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize(("value", "low"), [(-1, 0), (1, 2), (True, 0), (2.0, 2)])
+def test_count_names_its_lower_bound(value: object, low: int) -> None:
+    """A bound other than 1 is spelled out (``an int >= 2``); bools are refused at any bound."""
+    with pytest.raises(ValueError, match=rf"warmup: expected an int >= {low}, got "):
+        check_count("warmup", value, low)

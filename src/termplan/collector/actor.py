@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from termplan.arrays import check_count
+
 HIDDEN = 256
 
 
@@ -29,8 +31,7 @@ class MlpActor:
             ("obs_dim", obs_dim),
             ("action_dim", action_dim),
         ):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name}: expected a positive int, got {value!r}")
+            check_count(name, value)
         rng = np.random.default_rng(seed)
         self.obs_dim, self.action_dim = obs_dim, action_dim
         self.layers = [

@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from termplan.arrays import check_count
 from termplan.threads import apply_threads, max_threads
 
 
@@ -46,8 +47,7 @@ def split_budget(cores: int) -> ThreadSplit:
     ValueError
         If ``cores`` is not a positive int.
     """
-    if isinstance(cores, bool) or not isinstance(cores, int) or cores < 1:
-        raise ValueError(f"thread budget: expected a positive int of cores, got {cores!r}")
+    cores = check_count("thread budget (cores)", cores)
     spare = cores - 1
     physics_extra = (spare + 1) // 2
     numba_extra = (spare - physics_extra + 1) // 2

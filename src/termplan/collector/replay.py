@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from termplan.arrays import check_count
+
 
 @dataclass(frozen=True)
 class Transition:
@@ -43,11 +45,7 @@ class ReplayRing:
     def __init__(
         self, capacity_steps: int, num_envs: int, obs_dim: int, critic_dim: int, action_dim: int
     ) -> None:
-        if isinstance(capacity_steps, bool) or not isinstance(capacity_steps, int):
-            raise ValueError(f"capacity_steps: expected an int >= 2, got {capacity_steps!r}")
-        if capacity_steps < 2:
-            raise ValueError(f"capacity_steps: expected an int >= 2, got {capacity_steps}")
-        c, n = capacity_steps, num_envs
+        c, n = check_count("capacity_steps", capacity_steps, 2), num_envs
         self.capacity_steps = c
         self.obs = _touched((c, n, obs_dim), np.float32)
         self.next_obs = _touched((c, n, obs_dim), np.float32)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from termplan import tasks
+from termplan.arrays import check_count
 from termplan.collector.actor import MlpActor
 from termplan.collector.budget import ThreadSplit, apply_split, split_budget
 from termplan.collector.loop import Collector, WindowResult, run_interleaved
@@ -52,8 +53,7 @@ class RunConfig:
             ("replay_steps", self.replay_steps, 2),
         )
         for name, value, low in checks:
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValueError(f"{name}: expected an int >= {low}, got {value!r}")
+            check_count(name, value, low)
         available = tasks.task_module(self.task).PATHS
         if self.path not in available:
             raise ValueError(

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
+from termplan.arrays import check_count
 from termplan.sim.g1_spec import CTRL_DT, JOINT_LOWER, JOINT_UPPER, NUM_DOF, sensor_slices
 from termplan.sim.model import G1Model
 
@@ -68,8 +69,7 @@ def _body_sensor_blocks() -> dict[str, slice]:
 
 def procedural_clip(g1: G1Model, frames: int = 500, seed: int = 0) -> ReferenceClip:
     """The reference clip (see the module docstring); ``frames >= 2``."""
-    if isinstance(frames, bool) or not isinstance(frames, int) or frames < 2:
-        raise ValueError(f"frames: expected an int >= 2, got {frames!r}")
+    frames = check_count("frames", frames, 2)
     offset, rate = _joint_trajectory(frames, seed)
     qpos = np.tile(g1.stand_qpos, (frames, 1))
     qpos[:, 7:] = np.clip(qpos[:, 7:] + offset, JOINT_LOWER, JOINT_UPPER)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import pytest
 
 from termplan.collector.budget import split_budget
@@ -35,10 +36,15 @@ def test_known_splits(cores: int, expected: tuple[int, int, int]) -> None:
     assert split.as_record()["thread_budget"] == cores
 
 
-@pytest.mark.parametrize("bad", [0, -3, True, 2.0])
+@pytest.mark.parametrize("bad", [0, -3, True, 2.0, "4"])
 def test_bad_budget_is_rejected(bad: object) -> None:
     with pytest.raises(ValueError, match="thread budget"):
         split_budget(bad)  # type: ignore[arg-type]
+
+
+def test_budget_takes_a_numpy_integer() -> None:
+    """Core counts computed with NumPy (e.g. from a topology array) are ints too."""
+    assert split_budget(np.int64(8)) == split_budget(8)  # type: ignore[arg-type]
 
 
 def test_apply_split_masks_numba_and_limits_blas() -> None:

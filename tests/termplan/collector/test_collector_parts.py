@@ -52,6 +52,9 @@ def test_replay_ring_wraps_and_keeps_terminal_observations() -> None:
     assert ring.next_critic[0, 1, 2] == -9.0 and ring.done[0].tolist() == [0, 1, 0, 0]
     with pytest.raises(ValueError, match="capacity_steps"):
         ReplayRing(1, 4, 2, 3, 1)
+    with pytest.raises(ValueError, match="capacity_steps: expected an int >= 2, got True"):
+        ReplayRing(True, 4, 2, 3, 1)
+    assert ReplayRing(np.int64(2), 4, 2, 3, 1).capacity_steps == 2  # type: ignore[arg-type]
 
 
 def test_cpu_line_and_utilisation() -> None:
