@@ -148,8 +148,8 @@ def _paired(
     sample_run = store.read_samples(path)
     for side, sha in (("base", loaded.base.commit_hash), ("head", loaded.head.commit_hash)):
         recorded = getattr(sample_run, side)
-        if not (recorded.startswith(sha) or sha.startswith(recorded)):
-            raise UserError(f"{path}: {side} is {recorded}, not {sha}")
+        if not store.same_commit(recorded, sha):
+            raise UserError(f"{path}: {side} is {recorded!r}, not {sha}")
     base, head = compare.measurements_from_samples(sample_run)
     return compare.select(base, bench), compare.select(head, bench)
 

@@ -123,7 +123,7 @@ def read_side(
             f"expected 1. asv output (tail):\n{outcome.tail[-2000:]}"
         )
     result = store.read_result_file(files[0].path, infos)
-    if not result.commit_hash.startswith(sha[:8]):
+    if not store.same_commit(result.commit_hash, sha):
         raise ResultFileError(files[0].path, f"commit_hash {result.commit_hash} is not {sha}")
     out: dict[CaseKey, Samples] = {}
     for key, case in result.cases.items():

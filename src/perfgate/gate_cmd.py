@@ -29,6 +29,7 @@ import json
 import os
 import shlex
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,7 @@ from typing import Any
 from perfgate import gate, machine, policy, render, runner, store
 from perfgate.config import GateConfig, load_config
 from perfgate.errors import UserError
+from perfgate.secrets import redact, secret_values
 from perfgate.verdict import GateVerdict
 
 REPORT_FILES = ("report.md", "report.html", "verdict.json")
@@ -139,10 +141,15 @@ def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
     """Run the gate; every failure to decide becomes an ERROR report and exit 3."""
     hooks = hooks or Hooks()
     try:
+        # a run that dies (killed, out of memory) must not leave an earlier verdict to post
+        _archive_previous(opts.report_dir)
         report = _gate(opts, hooks)
     except (UserError, runner.RunnerError, OSError) as exc:
-        hooks.log(f"error: {exc}")
+        hooks.log(f"error: {redact(str(exc), secret_values(os.environ))}")
         report = _error_report(opts, str(exc))
+    except Exception as exc:  # fail closed: a crash is an ERROR report, never a stale pass
+        hooks.log(redact(traceback.format_exc(), secret_values(os.environ)))
+        report = _error_report(opts, f"internal error: {type(exc).__name__}: {exc}")
     markdown = render.render_markdown(report)
     hooks.write(markdown)
     try:
@@ -342,6 +349,7 @@ def _report(
 
 
 def _error_report(opts: GateOptions, message: str) -> render.Report:
+    message = redact(message, secret_values(os.environ))
     decision = policy.GateDecision(GateVerdict.ERROR, (f"ERROR: {message}",))
     return render.Report(
         decision=decision,

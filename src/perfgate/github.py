@@ -19,10 +19,12 @@ from __future__ import annotations
 import enum
 import logging
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
+
+from perfgate.secrets import redact
 
 LOG = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -32,7 +34,6 @@ STATUS_CONTEXT = "perfgate"
 COMMENT_LIMIT = 65_536
 DESCRIPTION_LIMIT = 140
 DEFAULT_API_URL = "https://api.github.com"
-REDACTED = "***"
 
 
 class CommitState(str, enum.Enum):
@@ -68,14 +69,6 @@ def state_for(verdict: int | str) -> CommitState:
         f"verdict {verdict!r}: expected an exit code 0-3 or one of "
         f"{sorted(_VERDICT_STATES)} / {[s.value for s in CommitState]}"
     )
-
-
-def redact(text: str, secrets: Sequence[str]) -> str:
-    """``text`` with every non-empty secret replaced by ``***``."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, REDACTED)
-    return text
 
 
 class GitHubApiError(Exception):

@@ -71,9 +71,18 @@ def _worst(verdicts: Sequence[GateVerdict]) -> GateVerdict:
 
 
 def _row_finding(
-    row: CaseComparison, config: GateConfig, what: str
+    row: CaseComparison,
+    config: GateConfig,
+    what: str,
+    missing: frozenset[CaseVerdict] = frozenset({CaseVerdict.REMOVED}),
 ) -> tuple[GateVerdict, str] | None:
-    """What one blocking row contributes to the decision (None: nothing)."""
+    """What one blocking row contributes to the decision (None: nothing).
+
+    ``missing`` are the verdicts that mean a blocking case has no result where it must have
+    one: REMOVED for head vs base (a pull request that deletes or renames a blocking
+    benchmark would otherwise pass unmeasured); NEW and REMOVED for a variant vs its
+    baseline (either side of the pair is gone). They block like a failure at head.
+    """
     label = row.key.label()
     v = row.verdict
     if v is CaseVerdict.REGRESSED:
@@ -81,6 +90,8 @@ def _row_finding(
         return GateVerdict.REGRESSION, f"{what} {label}: ratio {row.ratio:.3f} (CI {ci})"
     if v is CaseVerdict.FAILED and row.failed_side in ("head", "both") and config.failed_blocks:
         return GateVerdict.REGRESSION, f"{what} {label}: {row.note}"
+    if v in missing and config.failed_blocks:
+        return GateVerdict.REGRESSION, f"{what} {label}: {row.note} (a blocking case is missing)"
     if v is CaseVerdict.INVALID:
         return GateVerdict.ERROR, f"{what} {label}: invalid data ({row.note})"
     if v is CaseVerdict.INCONCLUSIVE and straddles(row, config):
@@ -137,6 +148,25 @@ def _parity_finding(parity: ParityResult | None, required: bool) -> tuple[GateVe
     return None
 
 
+#: Verdicts of rows that had results on both sides (whatever the statistics then said).
+_COMPARED = frozenset(
+    {CaseVerdict.REGRESSED, CaseVerdict.IMPROVED, CaseVerdict.UNCHANGED, CaseVerdict.INCONCLUSIVE}
+)
+_VARIANT_MISSING = frozenset({CaseVerdict.NEW, CaseVerdict.REMOVED})
+
+
+def _nothing_compared(rows: Sequence[CaseComparison]) -> str:
+    """Why no blocking case counts as compared (a gate that measured nothing never passes)."""
+    if not rows:
+        return "no benchmark case was compared"
+    counts: dict[str, int] = {}
+    for r in rows:
+        kind = r.verdict.value if r.blocking else "not blocking"
+        counts[kind] = counts.get(kind, 0) + 1
+    seen = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
+    return f"no blocking benchmark case has results on both sides ({seen})"
+
+
 def decide(
     rows: Sequence[CaseComparison],
     variants: Sequence[VariantComparison],
@@ -164,11 +194,13 @@ def decide(
         if finding:
             findings.append(finding)
     for v in variants:
-        finding = _row_finding(v.row, config, v.pair.label) if v.row.blocking else None
+        finding = (
+            _row_finding(v.row, config, v.pair.label, _VARIANT_MISSING) if v.row.blocking else None
+        )
         if finding:
             findings.append(finding)
-    if not rows and not variants:
-        findings.append((GateVerdict.ERROR, "no benchmark case was compared"))
+    if not any(r.blocking and r.verdict in _COMPARED for r in rows):
+        findings.append((GateVerdict.ERROR, _nothing_compared(rows)))
     verdict = _worst([f[0] for f in findings])
     ordered = sorted(findings, key=lambda f: -_SEVERITY.index(f[0]))
     return GateDecision(verdict, tuple(f"{f[0].name}: {f[1]}" for f in ordered))

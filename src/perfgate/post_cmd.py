@@ -85,7 +85,12 @@ def read_report(report_dir: Path, expect_head: str | None = None) -> Report:
     if not isinstance(summary, str):
         raise ValueError(f"verdict.json summary {summary!r}: expected a string")
     head = data.get("head")
-    if expect_head and head is not None and head != expect_head:
+    if expect_head and not isinstance(head, str):
+        raise ValueError(
+            f"verdict.json head {head!r}: expected the commit the report is for "
+            f"({expect_head[:40]}); a report that does not name its commit is never posted"
+        )
+    if expect_head and head != expect_head:
         raise ValueError(
             f"verdict.json head {str(head)[:40]!r} is not the commit posted to "
             f"({expect_head[:40]}): a stale or foreign report"

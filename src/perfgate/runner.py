@@ -18,8 +18,10 @@ import sys
 import tarfile
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from perfgate.secrets import redact, secret_values, without_secrets
 
 _FAILED_TEST = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
 _COMPLETE = ".perfgate-export-complete"
@@ -166,12 +168,23 @@ class ProcessOutcome:
 def run_process(
     cmd: Sequence[str], cwd: Path, env: Mapping[str, str], timeout_s: float
 ) -> ProcessOutcome:
-    """Run ``cmd``; a time-out kills it and is reported, never raised as success."""
+    """Run ``cmd``; a time-out kills it and is reported, never raised as success.
+
+    The child gets ``env`` without its secrets (no child of the gate needs a token), and
+    the values of those secrets are redacted from the output it returns, since output
+    tails end up in reports that may be posted.
+    """
+    hidden = secret_values(env)
+    outcome = _run(cmd, cwd, without_secrets(env), timeout_s)
+    return replace(outcome, tail=redact(outcome.tail, hidden))
+
+
+def _run(cmd: Sequence[str], cwd: Path, env: dict[str, str], timeout_s: float) -> ProcessOutcome:
     try:
         proc = subprocess.run(
             list(cmd),
             cwd=cwd,
-            env=dict(env),
+            env=env,
             capture_output=True,
             text=True,
             timeout=timeout_s,

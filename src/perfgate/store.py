@@ -430,6 +430,21 @@ def find_commit_files(
     return found
 
 
+#: Shortest commit abbreviation accepted as naming a commit (git's own minimum).
+MIN_ABBREV = 4
+
+
+def same_commit(a: str, b: str) -> bool:
+    """Whether two commit hashes, full or abbreviated, name the same commit.
+
+    Both must have at least :data:`MIN_ABBREV` characters and agree over the shorter one
+    (case-insensitive); an empty or missing hash matches nothing, so a file that does not say
+    which commit it measured is never taken for the one asked for.
+    """
+    n = min(len(a), len(b))
+    return n >= MIN_ABBREV and a[:n].lower() == b[:n].lower()
+
+
 def load_commit(
     results_dir: str | os.PathLike[str],
     machine: str,
@@ -448,7 +463,7 @@ def load_commit(
         envs = sorted(f.env_name for f in files)
         raise UserError(f"revision {sha!r} has results for several environments {envs}; pick one")
     result = read_result_file(files[0].path, benchmarks)
-    if not result.commit_hash.lower().startswith(sha.lower()[: len(result.commit_hash)]):
+    if not same_commit(result.commit_hash, sha):
         raise ResultFileError(files[0].path, f"commit_hash {result.commit_hash} is not {sha}")
     return result
 
@@ -653,8 +668,11 @@ def parse_noise_floors(data: Any, path: str = "<noise>") -> dict[CaseKey, float]
         if not isinstance(case, dict) or not isinstance(case.get("benchmark"), str):
             raise ResultFileError(path, f"case {i}: needs a 'benchmark' name")
         floor = case.get("noise_floor")
-        if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not floor >= 0:
-            raise ResultFileError(path, f"case {i}: noise_floor must be a number >= 0")
+        if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not 0 <= floor < 10:
+            # the range of a configured threshold: an infinite floor would switch the gate off
+            raise ResultFileError(
+                path, f"case {i}: noise_floor must be a relative change in [0, 10), got {floor!r}"
+            )
         params = case.get("params", {})
         if not isinstance(params, dict):
             raise ResultFileError(path, f"case {i}: params must be an object")

@@ -184,6 +184,24 @@ def test_paired_sample_file(tmp_path: Path) -> None:
     assert len(cases) == 1 and cases[0]["paired"] and cases[0]["verdict"] == "regressed"
 
 
+@pytest.mark.parametrize(("base", "head"), [("", ""), ("", None), ("f" * 40, None)])
+def test_sample_file_of_other_commits_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], base: str, head: str | None
+) -> None:
+    """A sample file whose commits are empty or other than --base/--head is an ERROR (3):
+    an empty hash is not a prefix of every commit."""
+    from perfgate import store
+
+    case = {"benchmark": "hot.K.time_k", "params": {"path": "assembled", "n": "8"}}
+    rounds = [{"cases": [{**case, "base": [1.0, 1.0], "head": [1.0, 1.0]}]}] * 8
+    samples = tmp_path / "samples.json"
+    data = {"api_version": 1, "kind": "perfgate-samples", "fingerprint": {}, "rounds": rounds}
+    data |= {"base": base, "head": f.HEAD_SHA if head is None else head}
+    store.write_samples_atomic(samples, data)
+    assert _run(_tree(tmp_path), _config(tmp_path), "--samples", str(samples)) == 3
+    assert "samples.json: base is" in capsys.readouterr().err
+
+
 def test_noise_floor_file_raises_thresholds(tmp_path: Path) -> None:
     """A 30% slowdown on cases whose A/A noise floor is 50% does not block."""
     from perfgate import store

@@ -11,6 +11,8 @@ from perfgate.store import CaseKey
 from perfgate.verdict import CaseVerdict, GateVerdict
 
 CFG = GateConfig()
+#: A blocking case measured on both sides, so that the gate has compared something.
+MEASURED = CaseComparison(CaseKey("b.y", ()), CaseVerdict.UNCHANGED, 0.05, True)
 
 
 def row(verdict: CaseVerdict, blocking: bool = True, **kw: object) -> CaseComparison:
@@ -35,9 +37,8 @@ def test_pass_and_regression() -> None:
 
 def test_non_blocking_families_only_report() -> None:
     """A regression in a family that cannot block does not change the verdict."""
-    assert (
-        decide([row(CaseVerdict.REGRESSED, blocking=False)], [], CFG).verdict is GateVerdict.PASS
-    )
+    rows = [row(CaseVerdict.REGRESSED, blocking=False), MEASURED]
+    assert decide(rows, [], CFG).verdict is GateVerdict.PASS
 
 
 @pytest.mark.parametrize(
@@ -49,12 +50,39 @@ def test_non_blocking_families_only_report() -> None:
         (CaseVerdict.INVALID, None, GateVerdict.ERROR),
         (CaseVerdict.INCONCLUSIVE, None, GateVerdict.ERROR),
         (CaseVerdict.NEW, None, GateVerdict.PASS),
-        (CaseVerdict.REMOVED, None, GateVerdict.PASS),
+        (CaseVerdict.REMOVED, None, GateVerdict.REGRESSION),
     ],
 )
 def test_row_states(verdict: CaseVerdict, side: str | None, expected: GateVerdict) -> None:
-    """Failures at head block; invalid and inconclusive blocking rows are errors."""
-    assert decide([row(verdict, failed_side=side, note="x")], [], CFG).verdict is expected
+    """Failures at head and blocking cases missing at head block; invalid and inconclusive
+    blocking rows are errors (next to a case measured on both sides)."""
+    rows = [row(verdict, failed_side=side, note="x"), MEASURED]
+    assert decide(rows, [], CFG).verdict is expected
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [row(CaseVerdict.NEW, note="x")],
+        [row(CaseVerdict.FAILED, failed_side="base", note="x")],
+        [row(CaseVerdict.UNCHANGED, blocking=False)],
+        [row(CaseVerdict.NEW, note="x"), row(CaseVerdict.IMPROVED, blocking=False)],
+    ],
+)
+def test_nothing_compared_is_an_error(rows: list[CaseComparison]) -> None:
+    """Only new cases, only base failures or only non-blocking cases: nothing the gate
+    guards was measured on both sides, so it cannot pass (it says what it saw)."""
+    d = decide(rows, [], CFG)
+    assert d.verdict is GateVerdict.ERROR
+    assert "no blocking benchmark case has results on both sides" in d.reasons[0]
+
+
+def test_removed_case_does_not_block_when_failures_do_not() -> None:
+    """``failed_blocks = false`` treats a missing blocking case like a failing one."""
+    cfg = GateConfig(failed_blocks=False)
+    assert decide([row(CaseVerdict.REMOVED, note="x"), MEASURED], [], cfg).verdict is (
+        GateVerdict.PASS
+    )
 
 
 def test_inconclusive_policy_block_and_failed_blocks_off() -> None:
@@ -62,7 +90,7 @@ def test_inconclusive_policy_block_and_failed_blocks_off() -> None:
     cfg = GateConfig(inconclusive="block", failed_blocks=False)
     assert decide([row(CaseVerdict.INCONCLUSIVE)], [], cfg).verdict is GateVerdict.REGRESSION
     failed = row(CaseVerdict.FAILED, failed_side="head")
-    assert decide([failed], [], cfg).verdict is GateVerdict.PASS
+    assert decide([failed, MEASURED], [], cfg).verdict is GateVerdict.PASS
 
 
 def test_parity_outcomes() -> None:
@@ -100,7 +128,7 @@ def test_precedence_keeps_every_reason() -> None:
     assert [r.split(":")[0] for r in d.reasons] == ["ERROR", "PARITY_FAILURE", "REGRESSION"]
 
 
-def test_nothing_compared_is_an_error() -> None:
+def test_empty_comparison_is_an_error() -> None:
     """An empty comparison never passes."""
     assert decide([], [], CFG).verdict is GateVerdict.ERROR
 
@@ -113,3 +141,12 @@ def test_variant_slower_blocks_only_when_configured() -> None:
     assert d.verdict is GateVerdict.REGRESSION and "assembled vs handwritten" in d.reasons[0]
     relaxed = VariantComparison(pair, row(CaseVerdict.REGRESSED, blocking=False))
     assert decide([row(CaseVerdict.UNCHANGED)], [relaxed], CFG).verdict is GateVerdict.PASS
+
+
+@pytest.mark.parametrize("verdict", [CaseVerdict.NEW, CaseVerdict.REMOVED])
+def test_variant_missing_one_side_blocks(verdict: CaseVerdict) -> None:
+    """A pull request that drops the variant (or its baseline) cannot pass unmeasured."""
+    pair = BaselinePair("path", "assembled", "handwritten")
+    gone = VariantComparison(pair, row(verdict, note="no assembled case"))
+    d = decide([MEASURED], [gone], CFG)
+    assert d.verdict is GateVerdict.REGRESSION and "no assembled case" in d.reasons[0]

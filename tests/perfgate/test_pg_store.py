@@ -198,8 +198,10 @@ def test_noise_floor_file(tmp_path: Path) -> None:
     path = tmp_path / "noise.json"
     store.write_noise_floors_atomic(path, doc)
     assert store.read_noise_floors(path) == {CaseKey("b", (("n", "8"),)): 0.07}
-    with pytest.raises(ResultFileError, match="noise_floor must be"):
-        store.parse_noise_floors({**doc, "cases": [{"benchmark": "b", "noise_floor": -1}]})
+    for bad in (-1, math.inf, math.nan, 10.0, True, "0.1"):
+        # an infinite (or absurd) floor would raise every threshold beyond any slowdown
+        with pytest.raises(ResultFileError, match="noise_floor must be"):
+            store.parse_noise_floors({**doc, "cases": [{"benchmark": "b", "noise_floor": bad}]})
     with pytest.raises(ResultFileError, match="not a perfgate-noise file"):
         store.parse_noise_floors({"kind": "x"})
 
@@ -220,3 +222,21 @@ def test_publish_never_clobbers_a_racing_writer(
         store.write_samples_atomic(target, _sample_data())
     assert target.read_text() == "other writer"
     assert [p.name for p in tmp_path.iterdir()] == ["samples.json"]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("6dcb09b5b578", "6dcb09b5b57875f334f61aebed695e2e4193db5e", True),
+        ("6DCB09B5", "6dcb09b5b57875f3", True),
+        ("6dcb", "6dcb09b5", True),
+        ("6dc", "6dcb09b5", False),
+        ("", "6dcb09b5", False),
+        ("", "", False),
+        ("6dcb09b5", "6dcb09b6", False),
+    ],
+)
+def test_same_commit_needs_a_real_prefix(a: str, b: str, same: bool) -> None:
+    """Full or abbreviated hashes match over the shorter one; empty or too short never."""
+    assert store.same_commit(a, b) is same
+    assert store.same_commit(b, a) is same

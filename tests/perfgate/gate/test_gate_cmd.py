@@ -176,6 +176,40 @@ def test_second_run_archives_previous_report(tmp_path: Path) -> None:
     assert len(previous) == 1 and (previous[0] / "verdict.json").is_file()
 
 
+def test_crash_is_an_error_report_and_no_earlier_pass_survives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unexpected exception mid-run (here a ValueError from a side) is an ERROR report
+    (exit 3) that replaces the earlier pass, and the token in its text is redacted."""
+    token = "ghp_" + "x" * 36
+    monkeypatch.setenv("GITHUB_TOKEN", token)
+    repo = make_repo(tmp_path)
+    assert _run(repo, "HEAD", "HEAD") == 0
+
+    def corrupt(settings, side, round_dir, bench):  # type: ignore[no-untyped-def]
+        raise ValueError(f"could not convert string to float: 'n/a' ({token})")
+
+    out: list[str] = []
+    assert gate_cmd.run(_opts(repo, "HEAD", "HEAD"), hooks(corrupt, out)) == 3  # type: ignore[arg-type]
+    verdict = _verdict(repo)
+    assert verdict["verdict"] == "error" and "internal error: ValueError" in verdict["reasons"][0]
+    for name in ("verdict.json", "report.md", "report.html"):
+        assert token not in (repo / "out" / name).read_text()
+    assert len(list((repo / "out" / "previous").iterdir())) == 1
+
+
+def test_killed_run_leaves_no_earlier_report_to_post(tmp_path: Path) -> None:
+    """A run killed before it decides leaves no verdict.json behind (the earlier one is in
+    previous/), so `perfgate post` of the same head cannot post the old pass."""
+    repo = make_repo(tmp_path)
+    assert _run(repo, "HEAD", "HEAD") == 0
+    with pytest.raises(KeyboardInterrupt):
+        _run(repo, "HEAD", "HEAD", FakeSides(kill_after=1))
+    assert not (repo / "out" / "verdict.json").exists()
+    with pytest.raises(ValueError, match="report dir"):
+        post_cmd.read_report(repo / "out")
+
+
 def test_cli_usage_errors_exit_3(tmp_path: Path) -> None:
     """Missing --head, a bad budget or --post without --pr are errors (3), never 2."""
     assert cli.main(["gate", "--base", "HEAD"]) == 3

@@ -47,7 +47,7 @@ def write_report(
     summary = {"pass": "no stable regression (12 benchmarks)"}.get(
         verdict, f"{verdict}: see report"
     )
-    verdict_json = {"verdict": verdict, "exit_code": code, "summary": summary}
+    verdict_json = {"verdict": verdict, "exit_code": code, "summary": summary, "head": SHA}
     (directory / "verdict.json").write_text(json.dumps(verdict_json), encoding="utf-8")
     return directory
 
@@ -115,7 +115,12 @@ def test_add_parser_sets_func(tmp_path: Path) -> None:
 def test_render_style_verdict_json(server: FakeServer, tmp_path: Path) -> None:
     """verdict.json as render.verdict_json writes it: upper-case name, reasons, no summary."""
     report_dir = write_report(tmp_path / "r")
-    data = {"verdict": "REGRESSION", "exit_code": 1, "reasons": ["g1_walk 12% slower"]}
+    data = {
+        "verdict": "REGRESSION",
+        "exit_code": 1,
+        "reasons": ["g1_walk 12% slower"],
+        "head": SHA,
+    }
     (report_dir / "verdict.json").write_text(json.dumps(data), encoding="utf-8")
     assert post(server, report_dir) == 0
     (status,) = server.fake.statuses
@@ -159,6 +164,21 @@ def test_report_of_another_commit_is_refused(server: FakeServer, tmp_path: Path)
     (report_dir / "verdict.json").write_text(json.dumps({**data, "head": SHA}))
     assert post(server, report_dir, sha=SHA) == 0
     assert [s["state"] for s in server.fake.statuses][-1] == "success"
+
+
+@pytest.mark.parametrize("head", [None, "", 40])
+def test_report_not_naming_its_commit_is_refused(
+    server: FakeServer, tmp_path: Path, head: object
+) -> None:
+    """Without a head commit in verdict.json a pass could be posted to any commit: error."""
+    report_dir = write_report(tmp_path / "r")
+    data = json.loads((report_dir / "verdict.json").read_text())
+    data.pop("head")
+    if head is not None:
+        data["head"] = head
+    (report_dir / "verdict.json").write_text(json.dumps(data))
+    assert post(server, report_dir, sha=SHA) == 3
+    assert [s["state"] for s in server.fake.statuses] == ["error"]
 
 
 def test_retry_then_success_honours_headers(server: FakeServer, tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from perfgate.runner import (
     git_resolve,
     parse_failing_tests,
     run_parity,
+    run_process,
     write_round_config,
 )
 
@@ -131,3 +132,15 @@ def test_parity_pass_and_fail(repo: Path, tmp_path: Path) -> None:
     bad = run_parity(cmd, export_commit(repo, bad_sha, tmp_path / "ex"), {}, 120)
     assert not bad.passed
     assert bad.failing == ("tests/test_ok.py::test_one",)
+
+
+def test_child_processes_get_no_secrets_and_their_output_is_redacted(tmp_path: Path) -> None:
+    """The parity command and asv run third-party code: no token in their environment, and
+    a secret value they print (e.g. read from a file) is starred out of the returned tail."""
+    token = "ghp_" + "y" * 36
+    env = {"PATH": "/usr/bin:/bin", "GITHUB_TOKEN": token, "MY_API_KEY": "k" * 12, "FLAG": "1"}
+    script = "import os; print(sorted(os.environ)); print('leak: " + token + "')"
+    outcome = run_process([sys.executable, "-c", script], tmp_path, env, 60.0)
+    assert outcome.returncode == 0
+    assert "GITHUB_TOKEN" not in outcome.tail and "MY_API_KEY" not in outcome.tail
+    assert "FLAG" in outcome.tail and token not in outcome.tail and "leak: ***" in outcome.tail
