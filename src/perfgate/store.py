@@ -253,6 +253,32 @@ def _number(path: Path, where: str, value: object) -> float | None:
     return float(value)
 
 
+def _finite(path: Path, where: str, value: object) -> float | None:
+    """:func:`_number`, and finite (a timestamp or a duration cannot be NaN or inf)."""
+    number = _number(path, where, value)
+    if number is not None and not math.isfinite(number):
+        raise ResultFileError(path, f"{where}: expected a finite number, got {value!r}")
+    return number
+
+
+def _durations(path: Path, value: object) -> dict[str, float]:
+    """asv's per-phase wall times, ``{"<build>": 1.5, ...}`` (absent or null: none)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ResultFileError(path, f"durations: expected an object, got {value!r}")
+    out = {str(k): _finite(path, f"durations[{k!r}]", v) for k, v in value.items()}
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _object(path: Path, where: str, value: object) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ResultFileError(path, f"{where}: expected an object, got {value!r}")
+    return dict(value)
+
+
 def _column(row: Sequence[Any], columns: Sequence[str], name: str) -> Any:
     if name not in columns:
         return None
@@ -314,7 +340,7 @@ def _read_row(
         for col in _STATS_COLUMNS
     }
     version = _column(row, columns, "version")
-    started = _number(path, f"{name} started_at", _column(row, columns, "started_at"))
+    started = _finite(path, f"{name} started_at", _column(row, columns, "started_at"))
     duration = _number(path, f"{name} duration", _column(row, columns, "duration"))
     out = []
     for j, key in enumerate(keys):
@@ -365,18 +391,21 @@ def read_result_file(
     for name, row in data["results"].items():
         for case in _read_row(p, name, row, columns, infos.get(name)):
             cases[case.key] = case
-    durations = data.get("durations") or {}
+    if not isinstance(data["commit_hash"], str) or not data["commit_hash"]:
+        raise ResultFileError(
+            p, f"commit_hash: expected a commit hash, got {data['commit_hash']!r}"
+        )
     return ResultSet(
         path=str(p),
-        commit_hash=str(data["commit_hash"]),
+        commit_hash=data["commit_hash"],
         machine=str(data["params"].get("machine", p.parent.name)),
         env_name=str(data["env_name"]),
         commit_date=data.get("date"),
         python=str(data.get("python", "")),
         machine_info=dict(data["params"]),
-        env_vars=dict(data.get("env_vars") or {}),
+        env_vars=_object(p, "env_vars", data.get("env_vars")),
         cases=cases,
-        durations={str(k): float(v) for k, v in durations.items()},
+        durations=_durations(p, data.get("durations")),
     )
 
 
@@ -536,6 +565,15 @@ def _round_cases(path: str, index: int, rnd: Any) -> dict[CaseKey, tuple[Any, An
     return out
 
 
+def _order(path: str, index: int, value: Any) -> tuple[str, ...]:
+    """The order the sides ran in a round (absent: base first)."""
+    if value is None:
+        return ("base", "head")
+    if not isinstance(value, list) or sorted(value) != ["base", "head"]:
+        raise ResultFileError(path, f"round {index}: order must be ['base', 'head'] or reversed")
+    return tuple(value)
+
+
 def parse_samples(data: Any, path: str = "<samples>") -> SampleRun:
     """Validate sample-file data (as loaded from JSON) and build a `SampleRun`."""
     if not isinstance(data, dict):
@@ -556,11 +594,14 @@ def parse_samples(data: Any, path: str = "<samples>") -> SampleRun:
     for key in keys:
         pairs = [r[key] for r in per_round if key in r]
         cases[key] = PairedCase(key, tuple(p[0] for p in pairs), tuple(p[1] for p in pairs))
-    orders = tuple(tuple(r.get("order", ("base", "head"))) for r in data["rounds"])
+    orders = tuple(_order(path, i, r.get("order")) for i, r in enumerate(data["rounds"]))
+    for name in ("base", "head"):
+        if not isinstance(data[name], str):
+            raise ResultFileError(path, f"{name}: expected a commit hash, got {data[name]!r}")
     return SampleRun(
         path=path,
-        base=str(data["base"]),
-        head=str(data["head"]),
+        base=data["base"],
+        head=data["head"],
         fingerprint=dict(data["fingerprint"]),
         unit=str(data.get("unit", "seconds")),
         created_at=str(data.get("created_at", "")),

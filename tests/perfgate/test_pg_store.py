@@ -51,6 +51,21 @@ def test_param_names_fall_back_without_benchmarks_json(tmp_path: Path) -> None:
     assert keys[0].params == (("param1", "numpy"), ("param2", "8"))
 
 
+def _set(text: str, key: str, value: object) -> str:
+    """A result file's JSON with one top-level key replaced."""
+    return json.dumps({**json.loads(text), key: value})
+
+
+def _set_column(text: str, column: str, value: object) -> str:
+    """A result file's JSON with one column of every result row replaced."""
+    data = json.loads(text)
+    index = data["result_columns"].index(column)
+    for row in data["results"].values():
+        row += [None] * (index + 1 - len(row))
+        row[index] = value
+    return json.dumps(data)
+
+
 @pytest.mark.parametrize(
     ("mutate", "message"),
     [
@@ -58,6 +73,13 @@ def test_param_names_fall_back_without_benchmarks_json(tmp_path: Path) -> None:
         (lambda text: text.replace('"version": 2', '"version": 1'), "unsupported version"),
         (lambda text: text.replace('"result_columns"', '"columns"'), "missing keys"),
         (lambda text: text.replace('"result", "params"', '"x", "params"'), "result_columns"),
+        (lambda text: _set(text, "durations", {"<build>": "n/a"}), r"durations\['<build>'\]"),
+        (lambda text: _set(text, "durations", {"<build>": float("inf")}), "finite"),
+        (lambda text: _set(text, "durations", [1, 2]), "durations: expected an object"),
+        (lambda text: _set(text, "env_vars", "PATH=/bin"), "env_vars: expected an object"),
+        (lambda text: _set(text, "commit_hash", ""), "commit_hash: expected a commit hash"),
+        (lambda text: _set(text, "commit_hash", None), "commit_hash: expected a commit hash"),
+        (lambda text: _set_column(text, "started_at", float("nan")), "started_at"),
     ],
 )
 def test_bad_result_files_raise_naming_the_file(tmp_path: Path, mutate, message: str) -> None:  # type: ignore[no-untyped-def]
@@ -159,6 +181,9 @@ def test_sample_file_round_trip_and_no_clobber(tmp_path: Path) -> None:
             {"rounds": [{"cases": [{"benchmark": "b", "base": [1.0]}]}]},
             "needs params, base and head",
         ),
+        ({"rounds": [{"order": 5, "cases": []}]}, "order must be"),
+        ({"rounds": [{"order": ["head", "head"], "cases": []}]}, "order must be"),
+        ({"base": None}, "base: expected a commit hash"),
         (
             {
                 "rounds": [
