@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from perfgate import compare, policy, render, store
+from perfgate import cli_types, compare, policy, render, store
 from perfgate.config import GateConfig, load_config
 from perfgate.errors import UserError
 from perfgate.store import CaseKey
@@ -45,7 +45,9 @@ def add_parser(subparsers: Any) -> None:
         "--config", help="pyproject.toml with [tool.perfgate] (default: ./pyproject.toml)"
     )
     p.add_argument("--report-dir", help="write report.md, report.html, verdict.json here")
-    p.add_argument("--bench", help="only benchmarks whose name matches this regex")
+    p.add_argument(
+        "--bench", type=cli_types.regex, help="only benchmarks whose name matches this regex"
+    )
     p.add_argument("--confirm-results", help="asv results directory of a confirmation re-run")
     p.add_argument("--samples", help="perfgate sample file with paired base/head rounds")
     p.add_argument("--parity-result", help='JSON {"status": "passed|failed|error", ...}')

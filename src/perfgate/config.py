@@ -196,8 +196,18 @@ def _str_list(where: str, value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _optional_list(where: str, value: Any) -> tuple[str, ...] | None:
-    return None if value is None else _str_list(where, value)
+def _command(where: str, value: Any) -> tuple[str, ...]:
+    """A command line as a list of strings (argv); it needs a program to run."""
+    argv = _str_list(where, value)
+    if not argv or not argv[0]:
+        raise ConfigError(
+            f"{where}: expected a command such as ['make', 'test-all'], got {value!r}"
+        )
+    return argv
+
+
+def _optional_command(where: str, value: Any) -> tuple[str, ...] | None:
+    return None if value is None else _command(where, value)
 
 
 def _regex_list(where: str, value: Any) -> tuple[str, ...]:
@@ -319,10 +329,10 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
         baselines=_parse_pairs(data.get("baseline", [])),
         scaling=_parse_scaling(data["scaling"]) if "scaling" in data else None,
         compile_time=_regex("tool.perfgate.compile_time", data.get("compile_time", "compile")),
-        parity_command=_str_list(
+        parity_command=_command(
             "tool.perfgate.parity_command", data.get("parity_command", ["make", "test-all"])
         ),
-        quick_parity_command=_optional_list(
+        quick_parity_command=_optional_command(
             "tool.perfgate.quick_parity_command", data.get("quick_parity_command")
         ),
         gate_bench=_regex_list("tool.perfgate.gate_bench", data.get("gate_bench", ["."])),
@@ -333,7 +343,7 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
             "tool.perfgate.fingerprint_ignore", data.get("fingerprint_ignore", [])
         ),
         resamples=resamples,
-        seed=_typed("tool.perfgate.seed", data.get("seed", 20260), int),
+        seed=_at_least("tool.perfgate.seed", data.get("seed", 20260), 0),
         source=source,
     )
 
@@ -353,7 +363,10 @@ def load_config(path: str | Path, *, required: bool = True) -> GateConfig:
         document = tomllib.loads(p.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{p}: invalid TOML: {exc}") from None
-    section = document.get("tool", {}).get("perfgate")
+    tool = document.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{p}: [tool] must be a table, got {tool!r}")
+    section = tool.get("perfgate")
     if section is None:
         if required:
             raise ConfigError(f"{p}: no [tool.perfgate] section")

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+import math
 import os
 import shlex
 import sys
@@ -35,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from perfgate import gate, machine, policy, render, runner, store
+from perfgate import cli_types, gate, machine, policy, render, runner, store
 from perfgate.config import GateConfig, load_config
 from perfgate.errors import UserError
 from perfgate.secrets import redact, secret_values
@@ -57,7 +58,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--base", required=True, help="base revision (any git revision)")
     p.add_argument("--head", required=True, help="head revision (any git revision)")
     add_measurement_args(p, quick_help="quick grid and parity subset")
-    p.add_argument("--budget-minutes", type=float, help="time budget of the measurement")
+    p.add_argument(
+        "--budget-minutes", type=cli_types.positive_number, help="time budget of the measurement"
+    )
     p.add_argument("--report-dir", default="reports/gate", help="default: reports/gate")
     p.add_argument("--post", action="store_true", help="post the report (needs --pr)")
     p.add_argument("--pr", type=int, help="pull request number for --post")
@@ -66,7 +69,9 @@ def add_parser(subparsers: Any) -> None:
 
 def add_measurement_args(p: argparse.ArgumentParser, quick_help: str) -> None:
     """Options of every command that measures with the gate's rounds (gate, calibrate)."""
-    p.add_argument("--bench", action="append", help="asv --bench regex (repeatable)")
+    p.add_argument(
+        "--bench", action="append", type=cli_types.regex, help="asv --bench regex (repeatable)"
+    )
     p.add_argument("--quick", action="store_true", help=quick_help)
     p.add_argument("--config", help="pyproject.toml with [tool.perfgate] (default: repo's)")
     p.add_argument("--repo", default=".", help="git repository (default: current directory)")
@@ -206,8 +211,8 @@ def _budget_s(opts: GateOptions) -> float:
     minutes = opts.budget_minutes
     if minutes is None:
         minutes = QUICK_BUDGET_MIN if opts.quick else FULL_BUDGET_MIN
-    if minutes <= 0:
-        raise UserError(f"--budget-minutes: expected a positive number, got {minutes}")
+    if not (math.isfinite(minutes) and minutes > 0):
+        raise UserError(f"--budget-minutes: expected a finite number > 0, got {minutes}")
     return 60.0 * minutes
 
 

@@ -185,7 +185,9 @@ def decide(
         findings.append(
             (GateVerdict.ERROR, f"comparison refused: machine fingerprints differ in {keys}")
         )
-    findings += [(GateVerdict.ERROR, f"construction failed: {f}") for f in construction_failures]
+    findings += [
+        (GateVerdict.PARITY_FAILURE, f"construction failed: {f}") for f in construction_failures
+    ]
     parity_finding = _parity_finding(parity, parity_required)
     if parity_finding:
         findings.append(parity_finding)

@@ -627,8 +627,12 @@ def _publish_no_clobber(tmp: Path, target: Path) -> None:
     except FileExistsError:
         raise UserError(f"{target} already exists; result files are never overwritten") from None
     except OSError:
-        # Filesystems without hard links: check, then rename (a small race is accepted here).
-        if target.exists():
+        # No hard links on this filesystem: reserve the name atomically (O_EXCL), then move
+        # the finished file over the empty placeholder. A reader in that instant sees an
+        # empty file, which every reader refuses as truncated; a racing writer is refused.
+        try:
+            os.close(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+        except FileExistsError:
             raise UserError(f"{target} already exists; refusing to overwrite") from None
         os.replace(tmp, target)
         return

@@ -39,9 +39,10 @@ class GateVerdict(Enum):
     """The overall gate decision. The value is the process exit code.
 
     0 PASS: nothing blocks. 1 REGRESSION: a stable regression (head vs base, or a variant
-    slower than its baseline) or a benchmark that fails at head. 2 PARITY_FAILURE: the parity
-    (correctness) command failed. 3 ERROR: the gate could not decide (bad input, refused
-    comparison, inconclusive or invalid blocking case, missing parity); never a pass.
+    slower than its baseline), a benchmark that fails at head or a blocking one missing
+    there. 2 PARITY_FAILURE: the parity (correctness) command failed, or a configuration
+    failed to construct. 3 ERROR: the gate could not decide (bad input, refused comparison,
+    nothing compared, inconclusive or invalid blocking case, missing parity); never a pass.
     """
 
     PASS = 0

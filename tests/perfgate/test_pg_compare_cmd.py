@@ -114,6 +114,15 @@ def test_exit_3_on_usage_errors_and_bad_config(tmp_path: Path) -> None:
     assert cli.main(["--version"]) == 0
 
 
+def test_bad_bench_regex_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An invalid --bench regex: exit 3 naming the option, no traceback."""
+    assert _run(_tree(tmp_path), _config(tmp_path), "--bench", "(") == 3
+    err = capsys.readouterr().err
+    assert "argument --bench: invalid regular expression '('" in err and "Traceback" not in err
+
+
 def test_exit_3_when_inconclusive(tmp_path: Path) -> None:
     """With confirmation required and no re-run, a flagged regression cannot pass: ERROR."""
     cfg = _config(tmp_path, CONFIG.replace("confirm = false", "confirm = true"))

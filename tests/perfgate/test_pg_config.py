@@ -62,6 +62,10 @@ def test_defaults_are_conservative() -> None:
         ({"baseline": [{"param": "p", "variant": "a", "baseline": "b", "x": 1}]}, "unknown key"),
         ({"scaling": {"max_efficiency_drop": 2}}, "max_efficiency_drop"),
         ({"blocking": "hot"}, "list of strings"),
+        ({"seed": -1}, "tool.perfgate.seed: must be at least 0"),
+        ({"parity_command": []}, "parity_command: expected a command"),
+        ({"parity_command": [""]}, "parity_command: expected a command"),
+        ({"quick_parity_command": []}, "quick_parity_command: expected a command"),
     ],
 )
 def test_bad_config_names_the_key(section: dict[str, object], message: str) -> None:
@@ -83,3 +87,7 @@ def test_missing_file_and_section(tmp_path: Path) -> None:
     bad.write_text("[tool.perfgate\n")
     with pytest.raises(ConfigError, match="invalid TOML"):
         load_config(bad, required=False)
+    scalar = tmp_path / "scalar.toml"
+    scalar.write_text('tool = "x"\n')
+    with pytest.raises(ConfigError, match=r"\[tool\] must be a table"):
+        load_config(scalar, required=False)

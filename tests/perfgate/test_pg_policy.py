@@ -122,10 +122,23 @@ def test_precedence_keeps_every_reason() -> None:
         [],
         CFG,
         parity=ParityResult(ParityStatus.FAILED),
-        construction_failures=["motion: ValueError: requires env.term_plan"],
+        errors=["asv crashed"],
     )
     assert d.verdict is GateVerdict.ERROR
     assert [r.split(":")[0] for r in d.reasons] == ["ERROR", "PARITY_FAILURE", "REGRESSION"]
+
+
+def test_construction_failure_is_a_parity_failure() -> None:
+    """A configuration that fails to construct (upstream's Motion: 'fused execution requires
+    env.term_plan') is exit 2, like failing parity, and outranks a regression."""
+    d = decide(
+        [row(CaseVerdict.REGRESSED)],
+        [],
+        CFG,
+        construction_failures=["motion: ValueError: requires env.term_plan"],
+    )
+    assert d.verdict is GateVerdict.PARITY_FAILURE and d.exit_code == 2
+    assert d.reasons[0].startswith("PARITY_FAILURE: construction failed: motion")
 
 
 def test_empty_comparison_is_an_error() -> None:

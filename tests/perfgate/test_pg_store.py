@@ -249,6 +249,33 @@ def test_publish_never_clobbers_a_racing_writer(
     assert [p.name for p in tmp_path.iterdir()] == ["samples.json"]
 
 
+def test_without_hard_links_a_racing_writer_is_not_replaced_either(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a filesystem without hard links (os.link fails with EPERM) the fallback reserves
+    the name with O_EXCL: a file another writer published meanwhile survives, and a free
+    name still gets the complete file."""
+    target = tmp_path / "samples.json"
+
+    def no_links(src: object, dst: object) -> None:
+        target.write_text("other writer")
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(store.os, "link", no_links)
+    with pytest.raises(UserError, match="already exists"):
+        store.write_samples_atomic(target, _sample_data())
+    assert target.read_text() == "other writer"
+    monkeypatch.setattr(store.os, "link", _raise_eperm)
+    fresh = tmp_path / "fresh.json"
+    store.write_samples_atomic(fresh, _sample_data())
+    assert store.read_samples(fresh).head == _sample_data()["head"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fresh.json", "samples.json"]
+
+
+def _raise_eperm(src: object, dst: object) -> None:
+    raise PermissionError(1, "Operation not permitted")
+
+
 @pytest.mark.parametrize(
     ("a", "b", "same"),
     [

@@ -216,6 +216,9 @@ def test_cli_usage_errors_exit_3(tmp_path: Path) -> None:
     assert cli.main(["gate", "--base", "HEAD", "--head", "HEAD", "--post"]) == 3
     repo = make_repo(tmp_path)
     assert _run(repo, "HEAD", "HEAD", budget_minutes=-1.0) == 3
+    assert _run(repo, "HEAD", "HEAD", budget_minutes=float("nan")) == 3
+    for bad in (["--budget-minutes", "nan"], ["--budget-minutes", "0"], ["--bench", "("]):
+        assert cli.main(["gate", "--base", "HEAD", "--head", "HEAD", *bad]) == 3
 
 
 def test_post_failure_turns_pass_into_error(
