@@ -1,9 +1,11 @@
-"""Input validation for batch arrays: every message names the input, what it got and wanted."""
+"""Input validation (batch arrays, counts, parameters): every message names the input, what it
+got and what it wanted."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, TypeGuard
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
@@ -55,6 +57,26 @@ def check_count(name: str, value: object, low: int = 1) -> int:
     return int(value)
 
 
+def check_parameters(
+    owner: str, values: Mapping[str, object], positive: Sequence[str] = ()
+) -> None:
+    """Every value a finite real number (``positive``: also > 0), else a ValueError naming it.
+
+    For task configs: a NaN threshold or a zero width would otherwise behave differently
+    per path (NaN comparisons, ``1 / std**2``) or fail deep inside one of them.
+    """
+    for name, value in values.items():
+        number = float(value) if is_real(value) else math.nan
+        if not (math.isfinite(number) and (name not in positive or number > 0)):
+            wanted = "a finite number > 0" if name in positive else "a finite number"
+            raise ValueError(f"{owner}.{name}: expected {wanted}, got {value!r}")
+
+
+def is_real(value: object) -> TypeGuard[float | int | np.floating[Any] | np.integer[Any]]:
+    """A Python or NumPy real number, not a bool."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+
+
 def check_contiguous(name: str, value: np.ndarray) -> np.ndarray:
     """Require C-contiguous memory (kernels assume row-major strides for speed)."""
     if not value.flags.c_contiguous:
@@ -62,3 +84,44 @@ def check_contiguous(name: str, value: np.ndarray) -> np.ndarray:
             f"input {name!r}: expected a C-contiguous array, got strides {value.strides}"
         )
     return value
+
+
+class Layout(NamedTuple):
+    """What one batch field must be: its name, shape, dtype and C-contiguous strides."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+    strides: tuple[int, ...]
+
+
+def row_layouts(
+    specs: Mapping[str, tuple[tuple[int, ...], npt.DTypeLike]], num_envs: int
+) -> tuple[Layout, ...]:
+    """The :class:`Layout` of every field ``name -> (row shape, dtype)`` for ``num_envs`` rows
+    (tasks cache this per N, so that :func:`check_fields` only compares tuples)."""
+    out = []
+    for name, (row_shape, dtype) in specs.items():
+        want = np.dtype(dtype)
+        strides = tuple(int(x) for x in np.empty((1, *row_shape), dtype=want).strides)
+        out.append(Layout(name, (num_envs, *row_shape), want, strides))
+    return tuple(out)
+
+
+def check_fields(obj: object, layouts: Sequence[Layout]) -> None:
+    """Check every field of ``obj`` against its layout; a ValueError names the first bad one.
+
+    Runs on every hot-slice call, so the common case is a few tuple comparisons per field;
+    anything unusual falls back to :func:`check_array` / :func:`check_contiguous`, which
+    decide and word the error.
+    """
+    for name, shape, dtype, strides in layouts:
+        value = getattr(obj, name)
+        if (
+            type(value) is np.ndarray
+            and value.shape == shape
+            and value.dtype == dtype
+            and value.strides == strides
+        ):
+            continue
+        check_contiguous(name, check_array(name, value, shape, dtype))

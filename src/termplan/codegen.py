@@ -95,13 +95,14 @@ def generate_source(plan: ResolvedPlan, scale_mode: ScaleMode = ScaleMode.BAKED)
         tiled = _tiled_bodies(plan, scale_mode, split)
         text = "\n".join(tiled[0] + tiled[1])
         kernels = [_tiled_kernel(v, args, plan, tiled, rewards, "_log" in v) for v in VARIANTS]
-    helpers = tuple(h for h in ("fast_exp", "lane_exp", "lane_index") if f"{h}(" in text)
+    helpers = tuple(h for h in ("fast_exp", "lane_exp", "lane_index", "weigh") if f"{h}(" in text)
     parts = [_header(plan, scale_mode, helpers), *_constants(plan), *kernels, _first_touch(plan)]
     return replace(contract, text="\n\n".join(parts) + "\n")
 
 
 def local_name(prefix: str, term: ResolvedTerm) -> str:
-    """Stable local variable name of a term's value (``r_`` reward, ``d_`` termination)."""
+    """Stable local variable name of a term's value (``r_`` reward, ``d_`` termination);
+    :func:`~termplan.plan.resolve_plan` refuses two names that map to the same one."""
     return prefix + term.name.replace(".", "__")
 
 
@@ -337,7 +338,7 @@ def _reward_lines(plan: ResolvedPlan, scale_mode: ScaleMode) -> list[str]:
     terms = []
     for k, term in enumerate(rewards):
         if scale_mode is ScaleMode.RUNTIME:
-            terms.append(f"{local_name('r_', term)} * scales[{k}]")
+            terms.append(f"weigh({local_name('r_', term)}, scales[{k}])")
         else:
             weight = term.scale * plan.reward_multiplier
             factor = "" if weight == 1.0 else f" * {literal(weight)}"

@@ -24,6 +24,7 @@ _PER_ENV = re.compile(r"\b(in_\w+|out_reward|out_terminated)\[i\]")
 _VIEW = re.compile(r"\b([fo])_(\w+)\[lane_index\(")
 _PREFIX = {"in": "f", "out": "o"}
 _IDENTIFIER = re.compile(r"\w+")
+_LITERAL = re.compile(r"[+-]?\d+")
 
 
 def _shapes(plan: ResolvedPlan) -> dict[tuple[str, str], tuple[int, ...]]:
@@ -41,7 +42,11 @@ def column(shape: tuple[int, ...], parts: list[str]) -> str:
         raise TermPlanError(f"index [{', '.join(parts)}]: expected {len(shape)} per-env indices")
     constant, symbolic, stride = 0, [], 1
     for dim, part in reversed(list(zip(shape, parts, strict=True))):
-        if part.isdigit():
+        if _LITERAL.fullmatch(part):
+            if not 0 <= int(part) < dim:  # flat indices do not wrap like NumPy's negative ones
+                raise TermPlanError(
+                    f"index {part} of an axis of size {dim}: expected 0..{dim - 1}"
+                )
             constant += stride * int(part)
         elif stride == 1:
             symbolic.append(part)

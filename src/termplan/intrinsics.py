@@ -97,6 +97,16 @@ def lane_exp(x: float) -> float:
     return x if x != x else y
 
 
+@numba.njit(**INLINE_OPTIONS)
+def weigh(value: float, scale: float) -> float:
+    """``scale * value``, exactly 0 when ``scale`` is 0 even if ``value`` is NaN or inf.
+
+    A select, not a branch (vectorisable), for weights read at run time: a term switched
+    off by a zero weight must contribute 0, as an absent term does (NaN * 0 is NaN).
+    """
+    return scale * value if scale != 0.0 else 0.0
+
+
 @numba.njit(**SERIAL_OPTIONS)
 def lane_index(i: int, width: int, column: int) -> np.uint64:
     """``width * i + column`` as an unsigned index (see the module docstring).

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from termplan.arrays import check_array, check_contiguous, check_count
+from termplan.arrays import check_array, check_contiguous, check_count, is_real
 from termplan.errors import TermPlanError
 from termplan.registry import TermRegistry
 from termplan.spec import (
@@ -118,12 +118,15 @@ def resolve_plan(
         raise TermPlanError(f"reward_multiplier: must be finite, got {reward_multiplier}")
     widths = {check_identifier("group", g): 0 for g in groups}
     terms = []
-    seen: set[str] = set()
+    seen: dict[str, str] = {}  # generated variable stem (``.`` spelled ``__``) -> term name
     for config in configs:
         term = _resolve_term(registry, config, widths)
-        if term.name in seen:
-            raise TermPlanError(f"term {term.name!r}: duplicate name in plan")
-        seen.add(term.name)
+        stem = term.name.replace(".", "__")
+        if stem in seen:
+            other = seen[stem]
+            why = "duplicate name" if other == term.name else f"same generated name as {other!r}"
+            raise TermPlanError(f"term {term.name!r}: {why} in plan")
+        seen[stem] = term.name
         terms.append(term)
     _merge_inputs(t.definition for t in terms)
     sources = tuple(
@@ -169,10 +172,9 @@ def _resolve_term(
 
 
 def _check_scale(config: TermConfig, kind: TermKind) -> float:
-    try:
-        scale = float(config.scale)
-    except (TypeError, ValueError):
-        raise TermPlanError(f"term {config.name!r}: scale must be a number") from None
+    if not is_real(config.scale):  # not True or "1": a mistyped weight is not silently 1.0
+        raise TermPlanError(f"term {config.name!r}: scale must be a number, got {config.scale!r}")
+    scale = float(config.scale)
     if not math.isfinite(scale):
         raise TermPlanError(f"term {config.name!r}: scale must be finite, got {config.scale}")
     if kind is not TermKind.REWARD and scale not in (0.0, 1.0):
@@ -360,6 +362,8 @@ class PlanNumpyRuntime:
         total = np.zeros(self.num_envs, np.float64)
         logs = {}
         for k, term in enumerate(self.rewards):
+            if self.scales[k] == 0.0:  # set to 0 at runtime: contributes exactly 0, not NaN * 0
+                continue
             value = np.asarray(term.definition.numpy_fn(self._ctx(term, bound, memo)), np.float64)
             weighted = value * self.scales[k]
             total += weighted * self.plan.reward_multiplier

@@ -324,7 +324,11 @@ class FusedRuntime:
 
     def _logs(self) -> dict[str, float]:
         means = self.outputs.logs * self.log_scales / self.num_envs
-        return {f"reward/{t.name}": float(v) for t, v in zip(self.rewards, means, strict=True)}
+        return {
+            f"reward/{t.name}": float(v)
+            for t, v, s in zip(self.rewards, means, self.log_scales, strict=True)
+            if s != 0.0  # a reward set to 0 at runtime is logged like an absent one: not at all
+        }
 
     def _run(self, views: Sequence[np.ndarray], log: bool) -> dict[str, float]:
         self.bind(views)

@@ -132,6 +132,8 @@ class ParamSpec:
                 _require_finite(term, self.name, out)
             else:
                 out = tuple(_as_int(v) for v in value)
+        except TermPlanError:
+            raise  # already says what is wrong ("must be finite")
         except (TypeError, ValueError):
             raise TermPlanError(
                 f"term {term!r}: parameter {self.name!r} expected {self.kind.value}, got {value!r}"

@@ -63,8 +63,9 @@ def test_literals_are_baked() -> None:
 def test_runtime_mode_reads_scales_without_branches() -> None:
     """Runtime mode bakes the active set but reads weights from ``scales``, no ``if``."""
     text = generate_source(tp_toy.make_plan(rate_scale=0.0), ScaleMode.RUNTIME).text
-    assert "rew += r_track * scales[0]" in text
-    assert "rew += r_pose * scales[1]" in text
+    assert "rew += weigh(r_track, scales[0])" in text
+    assert "rew += weigh(r_pose, scales[1])" in text
+    assert "import fast_exp, lane_index, weigh" in text or "weigh" in text.split("@njit")[0]
     assert "scales[2]" not in text
     assert "if scales" not in text
 

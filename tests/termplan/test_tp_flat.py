@@ -37,6 +37,16 @@ def test_column_checks_the_index_count() -> None:
         column((14, 3), ["b"])
 
 
+@pytest.mark.parametrize(
+    ("parts", "bad"), [(["b", "-1"], "-1"), (["b", "3"], "3"), (["14", "0"], "14")]
+)
+def test_column_refuses_literal_indices_outside_the_axis(parts: list[str], bad: str) -> None:
+    """A flat index does not wrap like NumPy's ``a[i, -1]``: it would read the previous
+    env's row (or before the array for env 0), so a literal must lie inside its axis."""
+    with pytest.raises(TermPlanError, match=rf"index {bad} of an axis of size \d+: expected 0"):
+        column((14, 3), parts)
+
+
 def _plan_with_bodies() -> ResolvedPlan:
     plan = tp_toy.make_plan()
     return replace(plan, inputs=(*plan.inputs, InputSpec("body_pos", (14, 3), "float32")))

@@ -44,6 +44,8 @@ def _resolve(configs: list[TermConfig]) -> None:
         (TermConfig("x", "toy.reward.nope.v1", 1.0), "unknown in toy"),
         (TermConfig("x", "toy.reward.pose.v1", math.nan), "finite"),
         (TermConfig("x", "toy.reward.pose.v1", math.inf), "finite"),
+        (TermConfig("x", "toy.reward.pose.v1", True), "scale must be a number, got True"),
+        (TermConfig("x", "toy.reward.pose.v1", "1"), "scale must be a number, got '1'"),
         (TermConfig("x", "toy.termination.low.v1", 0.5), "must be 0 or 1"),
         (TermConfig("x", "toy.reward.track.v1", 1.0, {"sgima": 1.0}), "unknown parameters"),
         (TermConfig("x", "toy.observation.vel.v1", 1.0, {}, "critic"), "group 'critic'"),
@@ -60,6 +62,15 @@ def test_duplicate_names_raise() -> None:
     entry = TermConfig("pose", "toy.reward.pose.v1", 1.0)
     with pytest.raises(TermPlanError, match="duplicate name"):
         _resolve([entry, entry])
+
+
+def test_names_that_generate_the_same_variable_raise() -> None:
+    """The generator spells ``.`` as ``__``: 't.x' and 't__x' would share ``r_t__x``, and
+    the second would silently overwrite the first in the kernel."""
+    a = TermConfig("t.x", "toy.reward.track.v1", 2.0)
+    b = TermConfig("t__x", "toy.reward.pose.v1", -0.1)
+    with pytest.raises(TermPlanError, match="'t__x': same generated name as 't.x'"):
+        _resolve([a, b])
 
 
 def test_required_parameter() -> None:

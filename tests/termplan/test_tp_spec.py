@@ -69,6 +69,14 @@ def test_param_coerce_rejects(kind: ParamKind, value: object) -> None:
         ParamSpec("p", kind).coerce("t", value)
 
 
+@pytest.mark.parametrize("value", [math.nan, (1.0, math.inf)])
+def test_non_finite_parameter_says_so(value: object) -> None:
+    """The "must be finite" error is not swallowed into "expected float, got nan"."""
+    kind = ParamKind.FLOAT if isinstance(value, float) else ParamKind.FLOATS
+    with pytest.raises(TermPlanError, match="parameter 'p' must be finite"):
+        ParamSpec("p", kind).coerce("t", value)
+
+
 def test_definition_requires_emit_and_sources() -> None:
     """Rewards need generated code; observations need a source; keys are validated."""
     with pytest.raises(TermPlanError, match="need emit"):

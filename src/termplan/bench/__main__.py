@@ -62,6 +62,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except MemoryError:
+        print("error: not enough memory for the requested sizes (--num-envs)", file=sys.stderr)
+        return 2
     if getattr(args, "json", False):
         print(json.dumps(records, indent=2))
     else:

@@ -12,6 +12,7 @@ import argparse
 from typing import Any
 
 from termplan import tasks
+from termplan.bench.timing import seed_arg
 from termplan.collector.budget import available_cores
 from termplan.collector.run import RunConfig, run_windows
 
@@ -31,7 +32,7 @@ def add_parser(subparsers: Any) -> None:
         "--cores", type=int, default=None, help="thread budget (default: the usable cores)"
     )
     p.add_argument("--replay-steps", type=int, default=64, help="replay ring slots")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed_arg, default=0)
     p.add_argument("--json", action="store_true", help="print a JSON list of records")
     p.set_defaults(func=run_from_args)
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from termplan import tasks
-from termplan.bench.timing import parse_int_list, summarize_ms
+from termplan.bench.timing import parse_int_list, seed_arg, summarize_ms
 from termplan.tasks.base import HotSlice
 from termplan.threads import apply_threads, max_threads
 
@@ -131,7 +131,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--paths", default="numpy,handwritten")
     p.add_argument("--iters", type=int, default=100)
     p.add_argument("--warmup", type=int, default=10)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed_arg, default=0)
     p.add_argument(
         "--no-prime",
         dest="prime",

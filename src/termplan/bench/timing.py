@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import statistics
 from collections.abc import Sequence
 
@@ -19,6 +20,17 @@ def summarize_ms(samples_ms: Sequence[float]) -> dict[str, float]:
         "mean_ms": statistics.fmean(ordered),
         "std_ms": statistics.stdev(ordered) if len(ordered) > 1 else 0.0,
     }
+
+
+def seed_arg(text: str) -> int:
+    """``--seed``: an integer >= 0 (NumPy's generators refuse negative seeds)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
 
 
 def parse_int_list(text: str, name: str) -> list[int]:

@@ -20,8 +20,6 @@ class PlanHotSlice:
 
     task: ClassVar[str]
     path: ClassVar[str] = "assembled"
-    #: The batch dataclass :meth:`compute` accepts.
-    batch_type: ClassVar[type]
 
     def _attach(
         self,
@@ -48,16 +46,20 @@ class PlanHotSlice:
             groups["critic"],
         )
 
+    @staticmethod
+    def validate_batch(batch: Any, num_envs: int) -> Any:
+        """The task's batch check, the one its other paths run (each task sets its own):
+        every field, not only those the active terms read, so bad input fails the same way
+        whichever path is selected."""
+        raise NotImplementedError
+
     def set_scale(self, name: str, scale: float) -> None:
         """Change an active reward's weight (``scale_mode="runtime"`` or the NumPy backend)."""
         self.runtime.set_scale(name, scale)
 
     def compute(self, batch: Any, step: int = 0) -> StepOutputs:
         """Reward, termination, actor and critic observations of one step (reused outputs)."""
-        if not isinstance(batch, self.batch_type):
-            raise ValueError(
-                f"batch: expected a {self.batch_type.__name__}, got {type(batch).__name__}"
-            )
+        self.validate_batch(batch, self.runtime.num_envs)
         views = tuple(getattr(batch, name) for name in self._names)
         self.outputs.logs = self.runtime.run(views, is_log_step(step))
         return self.outputs

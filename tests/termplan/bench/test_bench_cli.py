@@ -35,3 +35,27 @@ def test_tiny_run_json(capsys: pytest.CaptureFixture) -> None:
     for field in ("median_ms", "p95_ms", "min_ms", "env_per_s", "compile_ms", "task", "profile"):
         assert all(field in r for r in records)
     assert all(r["min_ms"] <= r["median_ms"] <= r["p95_ms"] for r in records)
+
+
+@pytest.mark.parametrize("command", ["hot", "collector"])
+def test_negative_seed_is_a_usage_error_naming_the_option(
+    command: str, capsys: pytest.CaptureFixture
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main([command, "--task", "g1_walk", "--seed", "-1"])
+    assert info.value.code == 2
+    assert "argument --seed: expected an integer >= 0, got '-1'" in capsys.readouterr().err
+
+
+def test_sizes_beyond_memory_exit_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """An N too large to allocate is a bad option (2, one line), not a MemoryError traceback."""
+    from termplan.bench import hot
+
+    def too_big(*args: object, **kwargs: object) -> None:
+        raise MemoryError("Unable to allocate 10.6 TiB")
+
+    monkeypatch.setattr(hot, "run_hot", too_big)
+    assert main(["hot", "--task", "g1_walk", "--num-envs", "99999999999"]) == 2
+    assert "not enough memory for the requested sizes" in capsys.readouterr().err

@@ -17,7 +17,7 @@ from termplan.arrays import check_count
 from termplan.codegen import ScaleMode
 from termplan.runtime import Calibration
 from termplan.tasks.base import check_config
-from termplan.tasks.g1_walk.batch import G1Batch
+from termplan.tasks.g1_walk.batch import validate
 from termplan.tasks.g1_walk.common import (
     TASK,
     check_default_angles,
@@ -38,7 +38,7 @@ class AssembledG1Walk(PlanHotSlice):
     """
 
     task = TASK
-    batch_type = G1Batch
+    validate_batch = staticmethod(validate)
 
     def __init__(
         self,

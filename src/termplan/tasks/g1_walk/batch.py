@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from termplan.arrays import check_array, check_contiguous, check_count
+from termplan.arrays import Layout, check_count, check_fields, row_layouts
 from termplan.tasks.g1_walk.config import NUM_DOF, NoiseConfig
 
 F32 = np.float32
@@ -83,36 +83,15 @@ assert tuple(FIELD_SPECS) == tuple(f.name for f in fields(G1Batch))
 
 
 @functools.lru_cache(maxsize=64)
-def _expected(num_envs: int) -> tuple[tuple[str, tuple[int, ...], np.dtype, tuple[int, ...]], ...]:
-    """(name, shape, dtype, C-contiguous strides) of every field for ``num_envs`` rows."""
-    specs = []
-    for name, (row_shape, dtype) in FIELD_SPECS.items():
-        shape = (num_envs, *row_shape)
-        want = np.dtype(dtype)
-        strides = tuple(int(s) for s in np.empty((1, *row_shape), dtype=want).strides)
-        specs.append((name, shape, want, strides))
-    return tuple(specs)
+def _layouts(num_envs: int) -> tuple[Layout, ...]:
+    return row_layouts(FIELD_SPECS, num_envs)
 
 
 def validate(batch: G1Batch, num_envs: int) -> G1Batch:
-    """Check every field's shape, dtype and C-contiguity; a ValueError names the bad input.
-
-    Runs on every hot-slice call, so the common case is a few tuple comparisons per field;
-    anything unusual falls back to :func:`check_array` / :func:`check_contiguous`, which
-    decide and word the error.
-    """
+    """Check every field's shape, dtype and C-contiguity; a ValueError names the bad input."""
     if not isinstance(batch, G1Batch):
         raise ValueError(f"batch: expected a G1Batch, got {type(batch).__name__}")
-    for name, shape, dtype, strides in _expected(num_envs):
-        value = getattr(batch, name)
-        if (
-            type(value) is np.ndarray
-            and value.shape == shape
-            and value.dtype == dtype
-            and value.strides == strides
-        ):
-            continue
-        check_contiguous(name, check_array(name, value, shape, dtype))
+    check_fields(batch, _layouts(num_envs))
     return batch
 
 

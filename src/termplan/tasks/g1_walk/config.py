@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from termplan.arrays import check_parameters
+
 #: Joints of the 29-DoF G1 (also the action dimension).
 NUM_DOF = 29
 #: Actor observation width: gyro 3 + gravity 3 + dof_pos 29 + dof_vel 29 + actions 29
@@ -101,6 +103,10 @@ class RewardConfig:
     min_base_height: float = 0.3
     max_tilt_deg: float = 65.0
     close_feet_threshold: float = 0.15
+
+    def __post_init__(self) -> None:
+        widths = ("tracking_sigma", "feet_phase_tracking_sigma")
+        check_parameters("RewardConfig", vars(self), positive=widths)
 
     @property
     def max_tilt_rad(self) -> float:

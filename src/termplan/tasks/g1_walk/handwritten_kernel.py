@@ -39,7 +39,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from termplan.intrinsics import lane_exp, lane_index
+from termplan.intrinsics import lane_exp, lane_index, weigh
 from termplan.kernel_options import INLINE_OPTIONS, PARALLEL_OPTIONS
 
 #: Doubles per thread row of the log scratch: 22 slots padded to a multiple of 16 (128 B),
@@ -110,9 +110,8 @@ def _cell(tid, row, lane):  # type: ignore[no-untyped-def]
 
 @numba.njit(**INLINE_OPTIONS)
 def _weigh(scale, k, value):  # type: ignore[no-untyped-def]
-    """``scale[k] * value``, exactly 0 when the scale is 0 (a select, not a multiply)."""
-    s = scale[k]
-    return s * value if s != 0.0 else 0.0
+    """``scale[k] * value``, exactly 0 when the scale is 0 (:func:`~termplan.intrinsics.weigh`)."""
+    return weigh(value, scale[k])
 
 
 @numba.njit(**INLINE_OPTIONS)

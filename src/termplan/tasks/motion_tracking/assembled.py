@@ -12,7 +12,7 @@ from termplan.arrays import check_count
 from termplan.codegen import ScaleMode
 from termplan.runtime import Calibration
 from termplan.tasks.base import check_config
-from termplan.tasks.motion_tracking.batch import MotionBatch
+from termplan.tasks.motion_tracking.batch import validate
 from termplan.tasks.motion_tracking.config import NoiseConfig, Profile, resolve_profile
 from termplan.tasks.motion_tracking.terms import build_plan
 from termplan.tasks.plan_path import PlanHotSlice
@@ -27,7 +27,7 @@ class AssembledMotionTracking(PlanHotSlice):
     """
 
     task = "motion_tracking"
-    batch_type = MotionBatch
+    validate_batch = staticmethod(validate)
 
     def __init__(
         self,

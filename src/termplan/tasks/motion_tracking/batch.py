@@ -8,11 +8,12 @@ hot slice runs (:func:`draw_noise`). Every array is float32 and C-contiguous.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, fields
 
 import numpy as np
 
-from termplan.arrays import check_array, check_contiguous, check_count
+from termplan.arrays import Layout, check_count, check_fields, row_layouts
 from termplan.tasks.motion_tracking.config import (
     ANCHOR,
     NUM_BODIES,
@@ -101,11 +102,14 @@ def validate(batch: object, num_envs: int) -> MotionBatch:
     """
     if not isinstance(batch, MotionBatch):
         raise ValueError(f"batch: expected a MotionBatch, got {type(batch).__name__}")
-    for f in fields(MotionBatch):
-        value = getattr(batch, f.name)
-        check_array(f.name, value, (num_envs, *FIELD_SHAPES[f.name]), np.float32)
-        check_contiguous(f.name, value)
+    check_fields(batch, _layouts(num_envs))
     return batch
+
+
+@functools.lru_cache(maxsize=64)
+def _layouts(num_envs: int) -> tuple[Layout, ...]:
+    specs = {f.name: (FIELD_SHAPES[f.name], np.float32) for f in fields(MotionBatch)}
+    return row_layouts(specs, num_envs)
 
 
 def _f32(x: np.ndarray) -> np.ndarray:

@@ -16,6 +16,7 @@ from typing import Final
 
 import numpy as np
 
+from termplan.arrays import check_parameters
 from termplan.errors import TermPlanError
 
 NUM_DOF: Final = 29
@@ -130,6 +131,9 @@ class Thresholds:
     ee_body_pos_z: float = 0.25
     undesired_contact_z: float = 0.05
 
+    def __post_init__(self) -> None:
+        check_parameters("Thresholds", vars(self))
+
 
 #: Standard deviations of the exp-kernel terms, ``f = exp(-e / std**2)``.
 DEFAULT_STDS: Final = MappingProxyType(
@@ -163,6 +167,9 @@ class Profile:
     critic_linvel_tail: bool = False
     terminate_on_undesired_contacts: bool = False
     check_anchor_ori: bool = True
+
+    def __post_init__(self) -> None:
+        check_parameters(f"profile {self.name!r} stds", self.stds, positive=tuple(self.stds))
 
     @property
     def critic_dim(self) -> int:

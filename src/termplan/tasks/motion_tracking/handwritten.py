@@ -21,7 +21,7 @@ import numpy as np
 from numba import prange
 
 from termplan.arrays import check_count
-from termplan.intrinsics import fast_exp
+from termplan.intrinsics import fast_exp, weigh
 from termplan.kernel_options import INLINE_OPTIONS, PARALLEL_OPTIONS
 from termplan.tasks.base import StepOutputs, check_config, is_log_step
 from termplan.tasks.motion_tracking.batch import MotionBatch, validate
@@ -79,12 +79,6 @@ _INV_EE = 1.0 / len(EE_INDICES)
 def _relu(x: float) -> float:
     """``max(x, 0)`` that keeps NaN (like ``np.maximum``)."""
     return 0.0 if x <= 0.0 else x
-
-
-@numba.njit(**INLINE_OPTIONS)
-def _weighted(scale: float, value: float) -> float:
-    """``scale * value``, exactly 0 for a zero scale (``0 * NaN`` would be NaN)."""
-    return scale * value if scale != 0.0 else 0.0
 
 
 @numba.njit(**INLINE_OPTIONS)
@@ -313,7 +307,7 @@ def _score_i(
     total = 0.0
     for k in range(len(values)):
         f = fast_exp(-values[k] * inv_var[k]) if inv_var[k] != 0.0 else values[k]
-        w = _weighted(scale[k], f)
+        w = weigh(f, scale[k])
         total += w
         log_scratch[tid, k] += w
     return total

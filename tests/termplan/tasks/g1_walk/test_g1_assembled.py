@@ -107,6 +107,39 @@ def test_runtime_scales_curriculum() -> None:
         AssembledG1Walk("sac_default", 16).set_scale("pose", -2.0)
 
 
+@pytest.mark.parametrize("backend", ["numba", "numpy"])
+def test_runtime_scale_set_to_zero_is_an_absent_term(backend: str) -> None:
+    """Weight 0 at run time: the term contributes exactly 0 even from a NaN input, and has no
+    log, as when it was never in the plan (the NumPy path skips it)."""
+    batch = make_batch(8, seed=3)
+    batch.dof_pos[0, 3] = np.nan
+    hot = AssembledG1Walk("sac_default", 8, scale_mode="runtime", backend=backend)
+    hot.set_scale("pose", 0.0)
+    scales = {**get_profile("sac_default").scales, "pose": 0.0}
+    ref = g1_walk.build("sac_default", 8, "numpy", scales=scales).compute(batch, 0)
+    got = snapshot(hot.compute(batch, 0))
+    assert np.isfinite(got.reward[0]) and "reward/pose" not in got.logs
+    assert_outputs_agree(ref, got)
+
+
+@pytest.mark.parametrize(
+    ("field", "change"),
+    [
+        ("feet_air_time", lambda a: a[:, :1].copy()),
+        ("left_contact", lambda a: a.tolist()),
+        ("noise_gyro", lambda a: a.astype(np.float64)),
+    ],
+)
+def test_fields_no_active_term_reads_are_still_checked(field: str, change) -> None:  # type: ignore[no-untyped-def]
+    """sac_default reads neither air time, contacts nor noise, yet a bad one is refused as
+    the other paths refuse it: bad input fails the same way whichever path runs."""
+    batch = make_batch(6)
+    setattr(batch, field, change(getattr(batch, field)))
+    for path in ("numpy", "handwritten", "assembled"):
+        with pytest.raises(ValueError, match=f"input '{field}'"):
+            g1_walk.build("sac_default", 6, path).compute(batch, 0)
+
+
 def test_bad_inputs() -> None:
     """A wrong batch type or array is a ValueError naming it; outputs are reused."""
     hot = AssembledG1Walk("ppo_default", 4, num_threads=1)

@@ -74,6 +74,25 @@ def test_profile_validation() -> None:
         profiles.resolve_profile(3)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("max_tilt_deg", float("nan"), "max_tilt_deg: expected a finite number, got nan"),
+        ("min_base_height", float("inf"), "min_base_height: expected a finite number"),
+        ("tracking_sigma", 0.0, "tracking_sigma: expected a finite number > 0"),
+        ("feet_phase_tracking_sigma", -1.0, "feet_phase_tracking_sigma: expected a finite"),
+        ("close_feet_threshold", "0.1", "close_feet_threshold: expected a finite number"),
+    ],
+)
+def test_reward_config_refuses_non_finite_and_zero_widths(
+    field: str, value: object, message: str
+) -> None:
+    """Such values behaved differently per path (the assembled one refused NaN, the others
+    terminated every row), so every path now gets the same error at construction."""
+    with pytest.raises(ValueError, match=f"RewardConfig.{message}"):
+        config.RewardConfig(**{field: value})  # type: ignore[arg-type]
+
+
 def test_layout_tiles_and_matches_the_kernel() -> None:
     assert sum(s.width for s in layout.ACTOR_LAYOUT) == config.ACTOR_DIM == 98
     assert sum(s.width for s in layout.CRITIC_LAYOUT) == config.CRITIC_DIM == 101

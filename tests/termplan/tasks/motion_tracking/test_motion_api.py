@@ -18,6 +18,7 @@ from termplan.tasks.motion_tracking.config import (
     PROFILES,
     NoiseConfig,
     Profile,
+    Thresholds,
 )
 
 PATHS = ["numpy", "handwritten"]
@@ -159,3 +160,14 @@ def test_steady_state_allocates_nothing_that_scales_with_n(path: str) -> None:
         tracemalloc.stop()
     assert peaks[1] <= peaks[0] + 4096
     assert peaks[1] < 200_000  # one (N, 14) float32 scratch alone would be 1.1 MB
+
+
+def test_thresholds_and_stds_are_checked_at_construction() -> None:
+    """A NaN threshold or a zero std (``1 / std**2``) fails the same way for every path."""
+    from dataclasses import replace
+
+    with pytest.raises(ValueError, match="Thresholds.anchor_pos_z: expected a finite number"):
+        Thresholds(anchor_pos_z=float("nan"))
+    sac = PROFILES["sac_default"]
+    with pytest.raises(ValueError, match="stds.motion_body_pos: expected a finite number > 0"):
+        replace(sac, stds=MappingProxyType({**sac.stds, "motion_body_pos": 0.0}))
