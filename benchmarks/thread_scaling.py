@@ -6,7 +6,8 @@ side by side. Two values are tracked:
 
 * ``track_best_threads``: the thread count with the lowest median time (unit: threads);
 * ``track_parallel_efficiency``: ``T1 / (p * Tp)`` at the largest usable count ``p``
-  (1.0 = perfect scaling; unit: efficiency). Note that *lower* is worse here, while asv's
+  (1.0 = perfect scaling; unit: efficiency). Note that *lower* is worse here: perfgate
+  compares it as base/head (``higher_is_better`` in ``[tool.perfgate]``), while asv's
   regression page flags increases; read its entries for this benchmark as improvements.
 """
 

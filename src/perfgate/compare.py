@@ -172,6 +172,15 @@ def _is_paired(a: Measurement, b: Measurement) -> bool:
     return a.rounds is not None and b.rounds is not None and len(a.rounds) == len(b.rounds)
 
 
+def _cost_order(pair: CasePair, config: GateConfig) -> tuple[Measurement, Measurement]:
+    """(base, head), or (head, base) for a higher-is-better benchmark: the tested ratio is
+    then base/head, so that for every case a ratio above 1 means head is worse."""
+    assert pair.base is not None and pair.head is not None
+    if config.is_higher_better(pair.key.benchmark):
+        return pair.head, pair.base
+    return pair.base, pair.head
+
+
 def _test(a: Measurement, b: Measurement, config: GateConfig) -> _Tested:
     """Ratio b/a, bootstrap CI and two-sided rank-test p-value."""
     ratio = stats.ratio_of_medians(a.samples, b.samples)
@@ -248,8 +257,7 @@ def _confirmations(
         pair = confirm.get(key)
         if pair is None or _untestable(pair, rows[key], config.min_samples) is not None:
             continue
-        assert pair.base is not None and pair.head is not None
-        tested[key] = _test(pair.base, pair.head, config)
+        tested[key] = _test(*_cost_order(pair, config), config)
     qs = stats.benjamini_hochberg([t.p for t in tested.values()])
     agree = {key: False for key in flagged}
     for (key, t), q in zip(tested.items(), qs, strict=True):
@@ -348,15 +356,22 @@ def compare_pairs(
         if decided is not None:
             rows[pair.key] = decided
             continue
-        assert pair.base is not None and pair.head is not None
-        t = _test(pair.base, pair.head, config)
+        t = _test(*_cost_order(pair, config), config)
         tested[pair.key] = t
         rows[pair.key] = replace(
             row, ratio=t.ratio, ci_low=t.ci_low, ci_high=t.ci_high, p=t.p, paired=t.paired
         )
     flagged = _decide_tested(rows, tested, config.alpha)
     _apply_confirmation(rows, flagged, confirm, config)
-    return [rows[p.key] for p in pairs]
+    return [_say_direction(rows[p.key], config) for p in pairs]
+
+
+def _say_direction(row: CaseComparison, config: GateConfig) -> CaseComparison:
+    """Mark a higher-is-better row, whose ratio and CI are base/head (see `_cost_order`)."""
+    if row.ratio is None or not config.is_higher_better(row.key.benchmark):
+        return row
+    note = "higher is better: ratio = base/head"
+    return replace(row, note=f"{note}; {row.note}" if row.note else note)
 
 
 def _apply_confirmation(

@@ -90,6 +90,7 @@ class GateConfig:
     min_samples: int = 6
     confirm: bool = True
     blocking: tuple[str, ...] = (".",)
+    higher_is_better: tuple[str, ...] = ()
     failed_blocks: bool = True
     inconclusive: str = "error"
     baselines: tuple[BaselinePair, ...] = ()
@@ -119,6 +120,11 @@ class GateConfig:
         """True when *benchmark* belongs to a family that may block the merge."""
         return any(re.search(p, benchmark) for p in self.blocking)
 
+    def is_higher_better(self, benchmark: str) -> bool:
+        """True for benchmarks whose value is better when larger (throughput, efficiency):
+        they are compared as base/head, so that a ratio above 1 always means worse."""
+        return any(re.search(p, benchmark) for p in self.higher_is_better)
+
     def is_compile_time(self, benchmark: str) -> bool:
         """True for compile-time tracking benchmarks (reported apart, never gated)."""
         return bool(self.compile_time) and re.search(self.compile_time, benchmark) is not None
@@ -132,6 +138,7 @@ _TOP_KEYS = {
     "min_samples",
     "confirm",
     "blocking",
+    "higher_is_better",
     "failed_blocks",
     "inconclusive",
     "baseline",
@@ -324,6 +331,9 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
         min_samples=min_samples,
         confirm=_typed("tool.perfgate.confirm", data.get("confirm", True), bool),
         blocking=blocking,
+        higher_is_better=_regex_list(
+            "tool.perfgate.higher_is_better", data.get("higher_is_better", [])
+        ),
         failed_blocks=_typed("tool.perfgate.failed_blocks", data.get("failed_blocks", True), bool),
         inconclusive=inconclusive,
         baselines=_parse_pairs(data.get("baseline", [])),

@@ -185,8 +185,11 @@ FLAGGED = (CaseVerdict.REGRESSED, CaseVerdict.IMPROVED)
 
 
 def flagged(rows: Iterable[CaseComparison]) -> list[CaseKey]:
-    """Cases flagged slower or faster (before confirmation): they get an independent re-run."""
-    return [r.key for r in rows if r.verdict in FLAGGED]
+    """Blocking cases flagged slower or faster (before confirmation): they get an independent
+    re-run. Non-blocking ones do not: the re-run's budget and its Benjamini-Hochberg
+    correction belong to the cases that can block (a null re-run of a report-only case
+    would otherwise raise the q of a real regression)."""
+    return [r.key for r in rows if r.verdict in FLAGGED and r.blocking]
 
 
 def variant_head_cases(

@@ -232,3 +232,20 @@ def test_probe_env_points_every_cache_into_the_private_dir(tmp_path: Path) -> No
     env = compile_time.probe_env(tmp_path)
     assert env["NUMBA_CACHE_DIR"] == str(tmp_path)
     assert env["TERMPLAN_CACHE_DIR"] == str(tmp_path / "termplan")
+
+
+def test_project_config_regexes_name_real_benchmarks() -> None:
+    """Every higher-is-better and blocking pattern of the project's [tool.perfgate] matches a
+    benchmark of the suites (a typo would silently compare a throughput the wrong way)."""
+    import re
+
+    from perfgate.config import load_config
+
+    config = load_config(REPO / "pyproject.toml")
+    names = [f"{cls_name}.{m}" for cls_name, cls in suite_classes() for m in vars(cls)]
+    names = [n for n in names if n.rsplit(".", 1)[1].startswith(BENCH_PREFIXES)]
+    for pattern in (*config.higher_is_better, *config.blocking):
+        assert any(re.search(pattern, n) for n in names), pattern
+    assert config.is_higher_better("collector.Collector.track_env_steps_per_s")
+    assert config.is_higher_better("thread_scaling.ThreadScaling.track_parallel_efficiency")
+    assert not config.is_higher_better("thread_scaling.ThreadScaling.track_best_threads")

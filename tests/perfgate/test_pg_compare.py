@@ -50,6 +50,26 @@ def test_stable_regression_improvement_and_unchanged() -> None:
     assert row.ci_low < 1.0 < row.ci_high and row.q is not None and row.p is not None
 
 
+def test_higher_is_better_benchmarks_are_compared_as_base_over_head() -> None:
+    """Throughput 10000 -> 7000 env-steps/s is a 30% loss: REGRESSED, ratio 1/0.7, and the
+    row says how its ratio reads; a rise is an improvement. Confirmation uses the same
+    orientation (a re-run that agrees keeps the verdict)."""
+    k = key("collector.Collector.track_env_steps_per_s")
+    cfg = replace(NO_CONFIRM, higher_is_better=(r"\.track_env_steps_per_s$",))
+    row = one(meas(k, 10000.0, 1), meas(k, 7000.0, 2), cfg)
+    assert row.verdict is CaseVerdict.REGRESSED
+    assert row.ratio == pytest.approx(1 / 0.7, rel=0.03)
+    assert row.note.startswith("higher is better: ratio = base/head")
+    assert one(meas(k, 10000.0, 1), meas(k, 13000.0, 2), cfg).verdict is CaseVerdict.IMPROVED
+    assert one(meas(k, 10000.0, 1), meas(k, 7000.0, 2)).verdict is CaseVerdict.IMPROVED  # unset
+    confirmed = replace(cfg, confirm=True)
+    again = ({k: meas(k, 10000.0, 3)}, {k: meas(k, 7000.0, 4)})
+    rows = compare.compare_runs(
+        {k: meas(k, 10000.0, 1)}, {k: meas(k, 7000.0, 2)}, confirmed, confirmation=again
+    )
+    assert rows[0].verdict is CaseVerdict.REGRESSED
+
+
 def test_new_removed_failed_invalid_too_few() -> None:
     """Rows decided without statistics."""
     k = key()
