@@ -153,6 +153,31 @@ def test_append_is_idempotent_and_never_overwrites_a_result(tmp_path: Path, remo
     assert [c.action for c in report.changes if c.action.writes] == [Action.ADD_RENAMED]
 
 
+def test_planted_hooks_and_global_config_never_run(
+    tmp_path: Path, remote: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A runner that also benchmarks pull requests may hold a planted ~/.gitconfig (hooksPath)
+    or repository hooks; the push credentials are in the environment, so no hook may run."""
+    repo = make_writer(tmp_path, "a", remote)
+    witness = tmp_path / "hook-ran"
+    hooks = tmp_path / "evil-hooks"
+    hooks.mkdir()
+    for folder in (hooks, repo / ".git" / "hooks"):
+        hook = folder / "pre-push"
+        hook.write_text(f"#!/bin/sh\nenv > {witness}\n")
+        hook.chmod(0o755)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(f"[core]\n\thooksPath = {hooks}\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    report = append(
+        repo, write_results(tmp_path / "res", ["cccc3333" * 5]), "origin", BRANCH, FAST
+    )
+    assert report.commit is not None and "m1/cccc3333-virtualenv.json" in branch_files(remote)
+    assert not witness.exists()
+
+
 def test_main_checkout_head_index_and_worktree_are_untouched(tmp_path: Path, remote: Path) -> None:
     """Plumbing only: HEAD, the branch, the index and the worktree stay as they were."""
     repo = make_writer(tmp_path, "a", remote)
