@@ -51,12 +51,12 @@ class G1WalkEnv(SimEnv):
                 default_angles=DEFAULT_ANGLES,
             )  # fmt: skip
 
-        g1 = load_g1()
-        physics = BatchedPhysics(g1, num_envs, physics_threads)
+        # everything that can refuse its arguments first: the physics (a thread pool and the
+        # process-wide MuJoCo warning handler) is built last, so a bad profile leaks nothing
+        hot = build(num_envs)
         batch = tasks.make_batch("g1_walk", num_envs, seed=seed, profile=profile)
-        super().__init__(
-            physics, build(num_envs), RowRefresher(build), batch, EPISODE_LENGTH, seed
-        )
+        physics = BatchedPhysics(load_g1(), num_envs, physics_threads)
+        super().__init__(physics, hot, RowRefresher(build), batch, EPISODE_LENGTH, seed)
         self.action_scale = float(action_scale)
         self.reset_base_qvel_limit = float(reset_base_qvel_limit)
         self._ctrl = np.zeros((num_envs, NUM_DOF), dtype=np.float64)
@@ -96,7 +96,8 @@ class G1WalkEnv(SimEnv):
         commands[np.linalg.norm(commands[:, :2], axis=1) <= 0.2, :2] = 0.0
         b.commands[rows] = commands
         phi = rng.uniform(0.0, 2.0 * math.pi, size=k)
-        b.gait_phase[rows] = np.stack([phi, phi + math.pi], axis=1)
+        # wrapped like every later step (advance), so a phase has one encoding in the replay
+        b.gait_phase[rows] = np.fmod(np.stack([phi, phi + math.pi], axis=1), 2.0 * math.pi)
         b.current_actions[rows] = 0.0
         b.last_actions[rows] = 0.0
         b.feet_air_time[rows] = 0.0

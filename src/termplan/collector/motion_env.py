@@ -64,18 +64,19 @@ class MotionTrackingEnv(SimEnv):
         g1 = load_g1()
         self.critic_dim = resolve_profile(profile).critic_dim
         self.clip = clip if clip is not None else procedural_clip(g1, CLIP_FRAMES, seed)
-        physics = BatchedPhysics(g1, num_envs, physics_threads)
+        clip_arrays = {key: getattr(self.clip, key) for key in FRAME_KEYS}
+        self.store = MotionStore([check_clip(clip_arrays, self.clip.fps)])
+        # everything that can refuse its arguments first: the physics (a thread pool and the
+        # process-wide MuJoCo warning handler) is built last, so a bad argument leaks nothing
+        hot = build(num_envs)
         batch = tasks.make_batch("motion_tracking", num_envs, seed=seed, profile=profile)
-        super().__init__(
-            physics, build(num_envs), RowRefresher(build), batch, EPISODE_LENGTH, seed
-        )
+        physics = BatchedPhysics(g1, num_envs, physics_threads)
+        super().__init__(physics, hot, RowRefresher(build), batch, EPISODE_LENGTH, seed)
         batch.default_dof_pos_bias[:] = (DEFAULT_ANGLES - TASK_DEFAULT_ANGLES).astype(np.float32)
         self.action_scale = float(action_scale)
         self.frame = np.zeros(num_envs, dtype=np.int64)
         self._ctrl = np.zeros((num_envs, NUM_DOF), dtype=np.float64)
         self._blocks = {kind: _sensor_block(kind) for _, kind, _ in _BODY_FIELDS}
-        clip_arrays = {key: getattr(self.clip, key) for key in FRAME_KEYS}
-        self.store = MotionStore([check_clip(clip_arrays, self.clip.fps)])
         self._reference = {key: getattr(batch, key) for key in FRAME_KEYS}
 
     def apply_action(self, actions: np.ndarray) -> np.ndarray:

@@ -107,7 +107,15 @@ def _base_sensors() -> list[SensorSpec]:
     return [
         SensorSpec("local_linvel", "velocimeter", imu, 3),
         SensorSpec("gyro", "gyro", imu, 3),
-        SensorSpec("upvector", "framezaxis", (("objtype", "site"), ("objname", "imu")), 3),
+        # the world's z axis in the imu frame (R^T e_z), what the tasks call gravity (negated
+        # in the observation); the imu's own z axis in world coordinates (R e_z, framezaxis of
+        # the site alone) would change with heading at the same tilt
+        SensorSpec(
+            "upvector",
+            "framezaxis",
+            (("objtype", "xbody"), ("objname", "world"), ("reftype", "site"), ("refname", "imu")),
+            3,
+        ),
     ]
 
 

@@ -121,7 +121,13 @@ class BatchedPhysics:
         self.warnings.release()
 
     def set_rows(self, rows: np.ndarray, qpos: np.ndarray, qvel: np.ndarray) -> None:
-        """Set the state of ``rows`` (time 0) and recompute their sensors with ``mj_forward``."""
+        """Set the state of ``rows`` (time 0) and recompute their sensors with ``mj_forward``.
+
+        ``rows`` are distinct env indices; ``qpos`` (k, nq) and ``qvel`` (k, nv) finite.
+        """
+        rows = self._check_rows(rows)
+        _check_finite("qpos", qpos, (rows.size, self.model.nq))
+        _check_finite("qvel", qvel, (rows.size, self.model.nv))
         data = self._scratch
         for k, row in enumerate(rows):
             self.state[row, 0] = 0.0
@@ -137,6 +143,12 @@ class BatchedPhysics:
         The returned (N,) bool array is reused call after call; a faulted row's state is
         whatever MuJoCo left and must be reset by the caller.
         """
+        want = (self.state.shape[0], self.model.nu)
+        if not isinstance(ctrl, np.ndarray) or ctrl.shape != want:
+            got = ctrl.shape if isinstance(ctrl, np.ndarray) else type(ctrl).__name__
+            raise ValueError(
+                f"ctrl: expected an array of shape {want} (envs, actuators), got {got}"
+            )
         np.copyto(self._control, ctrl[:, None, :])
         self._rollout.rollout(
             self.model,
@@ -151,6 +163,16 @@ class BatchedPhysics:
         np.copyto(self.sensordata, self._out_sensor[:, -1])
         return self._detect_faults(expected)
 
+    def _check_rows(self, rows: np.ndarray) -> np.ndarray:
+        """``rows`` as distinct int indices of existing envs, else a ValueError naming it."""
+        rows = np.asarray(rows)
+        n = self.state.shape[0]
+        ok = rows.ndim == 1 and (rows.size == 0 or rows.dtype.kind in "iu")
+        ok = ok and (rows.size == 0 or (rows.min() >= 0 and rows.max() < n))
+        if not ok or np.unique(rows).size != rows.size:
+            raise ValueError(f"rows: expected distinct env indices in 0..{n - 1}, got {rows!r}")
+        return rows
+
     def _detect_faults(self, expected_time: np.ndarray) -> np.ndarray:
         fault = self._fault
         np.greater(np.abs(self.state[:, 0] - expected_time), 0.5 * self._dt, out=fault)
@@ -159,3 +181,12 @@ class BatchedPhysics:
         with np.errstate(invalid="ignore"):
             fault |= np.abs(self.qvel).max(axis=1) > MAX_ABS_QVEL
         return fault
+
+
+def _check_finite(name: str, value: object, shape: tuple[int, ...]) -> None:
+    """``value`` a finite float array of ``shape``, else a ValueError naming ``name``."""
+    got = np.shape(value) if isinstance(value, np.ndarray) else type(value).__name__
+    if got != shape:
+        raise ValueError(f"{name}: expected an array of shape {shape}, got {got}")
+    if not np.isfinite(np.asarray(value, dtype=np.float64)).all():
+        raise ValueError(f"{name}: expected finite values (a NaN state cannot be simulated)")

@@ -40,6 +40,19 @@ def test_apply_action_sets_ctrl_history_and_phase() -> None:
         env.close()
 
 
+def test_reset_gait_phases_are_wrapped_like_stepped_ones() -> None:
+    """[phi, phi + pi] is wrapped into [0, 2 pi) at reset too: one encoding per phase."""
+    env = G1WalkEnv("sac_default", 64, "numpy", physics_threads=1, numba_threads=1, seed=5)
+    try:
+        env.reset_all()
+        phase = env.batch.gait_phase
+        assert phase.min() >= 0.0 and phase.max() < 2 * math.pi
+        gap = np.fmod(phase[:, 1] - phase[:, 0] + 2 * math.pi, 2 * math.pi)
+        np.testing.assert_allclose(gap, math.pi, atol=1e-5)
+    finally:
+        env.close()
+
+
 def test_all_paths_give_the_same_first_step_from_the_same_state() -> None:
     results = {}
     for path in PATHS:
@@ -130,3 +143,17 @@ def test_interleaved_runs_must_differ_only_in_path() -> None:
         run_windows([a, RunConfig(task="g1_walk", path="handwritten", num_envs=N + 1, steps=2)])
     with pytest.raises(ValueError, match="at least one"):
         run_windows([])
+
+
+def test_a_refused_construction_leaks_no_physics() -> None:
+    """A bad profile or thread count fails before the physics pool and the process-wide
+    MuJoCo warning handler are taken (both envs)."""
+    from termplan.collector.motion_env import MotionTrackingEnv
+    from termplan.sim.physics import WARNINGS
+
+    before = WARNINGS._users
+    with pytest.raises(ValueError, match="profile"):
+        G1WalkEnv("nope", 4, "numpy")
+    with pytest.raises(ValueError, match="num_threads"):
+        MotionTrackingEnv("sac_default", 4, "handwritten", numba_threads=999)
+    assert WARNINGS._users == before

@@ -87,3 +87,24 @@ def test_generated_mjcf_matches_the_golden_file() -> None:
     > tests/termplan/sim/golden/g1_mjcf.xml``."""
     golden = Path(__file__).parent / "golden" / "g1_mjcf.xml"
     assert load_g1().xml == golden.read_text()
+
+
+def test_upvector_is_the_world_z_axis_in_the_body_frame() -> None:
+    """The same tilt at any heading gives the same reading, R^T e_z (what a policy needs as
+    gravity); the imu's own z axis in world coordinates would rotate with the heading."""
+    g1 = load_g1()
+    model, data = g1.model, mujoco.MjData(g1.model)
+    upvector = g1_spec.sensor_slices()["upvector"]
+    readings = []
+    for yaw in (0.0, np.pi / 2, np.pi, -2.0):
+        mujoco.mj_resetDataKeyframe(model, data, model.key("stand").id)
+        tilt, heading = np.empty(4), np.empty(4)
+        mujoco.mju_axisAngle2Quat(tilt, np.array([0.0, 1.0, 0.0]), 0.3)
+        mujoco.mju_axisAngle2Quat(heading, np.array([0.0, 0.0, 1.0]), yaw)
+        mujoco.mju_mulQuat(data.qpos[3:7], heading, tilt)
+        mujoco.mj_forward(model, data)
+        site = data.site("imu").xmat.reshape(3, 3)
+        np.testing.assert_allclose(data.sensordata[upvector], site.T @ [0.0, 0.0, 1.0], atol=1e-9)
+        readings.append(data.sensordata[upvector].copy())
+    for r in readings[1:]:
+        np.testing.assert_allclose(r, readings[0], atol=1e-9)

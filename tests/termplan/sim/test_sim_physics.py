@@ -63,6 +63,36 @@ def test_set_rows_resets_time_and_sensors(physics: BatchedPhysics) -> None:
     np.testing.assert_allclose(physics.sensordata[5], data.sensordata)
 
 
+@pytest.mark.parametrize(
+    ("ctrl", "message"),
+    [
+        (np.zeros((1, 29)), r"ctrl: expected an array of shape \(7, 29\)"),  # was broadcast
+        (np.zeros(29), r"ctrl: expected an array of shape \(7, 29\)"),
+        (np.zeros((7, 28)), r"got \(7, 28\)"),
+        ([[0.0] * 29] * 7, "got list"),
+    ],
+)
+def test_bad_ctrl_is_named(physics: BatchedPhysics, ctrl: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        physics.step(ctrl)  # type: ignore[arg-type]
+
+
+def test_bad_rows_and_states_are_named(physics: BatchedPhysics) -> None:
+    g1 = physics.g1
+    qpos, qvel = g1.stand_qpos[None], np.zeros((1, g1.nv))
+    for rows in (np.array([7]), np.array([-1]), np.array([1.0]), np.array([[1]])):
+        with pytest.raises(ValueError, match=r"rows: expected distinct env indices in 0\.\.6"):
+            physics.set_rows(rows, qpos, qvel)
+    with pytest.raises(ValueError, match="rows: expected distinct"):
+        physics.set_rows(np.array([2, 2]), np.repeat(qpos, 2, 0), np.repeat(qvel, 2, 0))
+    with pytest.raises(ValueError, match=r"qpos: expected an array of shape \(2, "):
+        physics.set_rows(np.array([2, 3]), qpos, qvel)
+    bad = qpos.copy()
+    bad[0, 9] = np.nan
+    with pytest.raises(ValueError, match="qpos: expected finite values"):
+        physics.set_rows(np.array([2]), bad, qvel)
+
+
 @pytest.mark.parametrize(("n", "threads"), [(0, 1), (2, 0), (True, 1)])
 def test_bad_sizes_are_rejected(n: int, threads: int) -> None:
     with pytest.raises(ValueError, match="num_envs|num_threads"):
