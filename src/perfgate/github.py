@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import re
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -141,10 +142,24 @@ def build_comment(markdown: str, report_url: str | None, limit: int = COMMENT_LI
     if len(body) <= limit:
         return body
     note = truncation_note(report_url, len(body))  # the longest the count can print
-    keep = body[: limit - len(note)]
+    room = limit - len(note) - _CLOSERS_MAX
+    keep = body[:room]
     cut = keep.rfind("\n")
     keep = keep[:cut] if cut > len(MARKER) else keep
-    return keep + truncation_note(report_url, len(body) - len(keep))
+    return keep + _closers(keep) + truncation_note(report_url, len(body) - len(keep))
+
+
+#: Room kept for :func:`_closers` (a fence and a few ``</details>``).
+_CLOSERS_MAX = 200
+
+
+def _closers(text: str) -> str:
+    """What a report cut inside a code fence or a ``<details>`` block needs to stay well formed
+    (otherwise the warning would land inside the fence or the collapsed block)."""
+    fences = re.findall(r"^(`{3,})", text, flags=re.MULTILINE)
+    out = f"\n{fences[-1]}" if len(fences) % 2 else ""
+    unclosed = len(re.findall(r"<details\b", text)) - len(re.findall(r"</details>", text))
+    return out + "\n</details>" * max(0, min(unclosed, 10))
 
 
 def status_description(summary: str) -> str:

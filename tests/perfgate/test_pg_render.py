@@ -6,6 +6,7 @@ Regenerate the golden files with ``PERFGATE_REGEN_GOLDEN=1 pytest tests/perfgate
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import re
 from pathlib import Path
@@ -183,6 +184,7 @@ def test_html_escapes_names() -> None:
         ("<b>&", "&lt;b&gt;&amp;"),
         ("a\nb\r\nc", "a b c"),
         ("[l](u)", "\\[l\\](u)"),
+        ("@octocat @org/team", "@\u2060octocat @\u2060org/team"),  # shown, never notified
         (None, ""),
     ],
 )
@@ -201,3 +203,23 @@ def test_verdict_json_mirrors_decision() -> None:
         CaseVerdict.REGRESSED.value,
         CaseVerdict.FAILED.value,
     }
+
+
+@pytest.mark.parametrize(
+    ("fn", "args", "text"),
+    [
+        (render.fmt_time, (0.9996,), "1 s"),
+        (render.fmt_time, (0.0009996,), "1 ms"),
+        (render.fmt_time, (2.5e-9,), "2.5 ns"),
+        (render.fmt_ratio, (4e-4,), "0.0004"),
+        (render.fmt_ratio, (1.2345,), "1.234"),
+        (render.fmt_ci, (1.0, math.inf), "1.000–∞"),
+        (render.fmt_ci, (math.nan, 1.0), "–"),
+        (render.fmt_p, (math.nan,), "–"),
+        (render.fmt_pct, (math.inf,), "–"),
+        (render.fmt_speedup, (math.nan,), "–"),
+    ],
+)
+def test_number_formats_at_the_edges(fn, args: tuple[float, ...], text: str) -> None:  # type: ignore[no-untyped-def]
+    """Scales are chosen after rounding; non-finite values never print as nan or inf%."""
+    assert fn(*args) == text

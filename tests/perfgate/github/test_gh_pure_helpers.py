@@ -57,6 +57,19 @@ def test_build_comment_short_and_long() -> None:
     assert len(no_url) <= 2000 and "full report artifact" in no_url
 
 
+def test_a_cut_inside_details_or_a_fence_is_closed_before_the_warning() -> None:
+    """The warning must not land inside a collapsed block or a code fence."""
+    rows = "".join(f"| case {i:05d} | 1.00 |\n" for i in range(5_000))
+    report = f"## verdict\n\n<details><summary>all cases</summary>\n\n{rows}</details>\n"
+    body = build_comment(report, None, limit=4000)
+    assert len(body) <= 4000
+    assert body.count("<details") == body.count("</details>") == 1
+    assert body.index("</details>") < body.index(":warning:")
+    fenced = "## parity\n\n```\n" + "".join(f"log {i}\n" for i in range(2_000)) + "```\n"
+    body = build_comment(fenced, None, limit=3000)
+    assert body.count("```") == 2 and body.rindex("```") < body.index(":warning:")
+
+
 def test_status_description() -> None:
     assert status_description("a\n  b\tc") == "a b c"
     text = status_description("x" * 500)
