@@ -152,6 +152,8 @@ class Measurer:
     fingerprint: Mapping[str, Any]
     side_runner: SideRunner = asv_side
     names: dict[CaseKey, str] = field(default_factory=dict)
+    #: benchmark -> its unit from benchmarks.json ("seconds", "env-steps/s", ...)
+    units: dict[str, str] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
     deadline: float | None = None
 
@@ -193,7 +195,9 @@ class Measurer:
     def _learn_names(self, folder: Path) -> None:
         path = folder / "benchmarks.json"
         if path.is_file():
-            self.names.update(gate_rounds.case_names(store.load_json(path)))
+            data = store.load_json(path)
+            self.names.update(gate_rounds.case_names(data))
+            self.units.update(gate_rounds.benchmark_units(data))
 
     def _checkpoint(self, log: RoundLog, complete: bool) -> Path:
         doc = gate_rounds.samples_document(
@@ -397,14 +401,18 @@ def measure(m: Measurer, floors: Mapping[CaseKey, float], log: Callable[[str], N
     if targets is not None and targets.cases:
         confirm_log = run_confirmation(m, targets, floors, log)
         files.append(m.finish(confirm_log))
-    base_m, head_m = gate_rounds.measurements(main, s.base, s.head)
-    aligned = gate_rounds.variant_aligned(main, s.config.baselines)
-    _, head_variants = gate_rounds.measurements(aligned, s.base, s.head)
+
+    def measured(log: RoundLog) -> tuple[dict[CaseKey, Measurement], dict[CaseKey, Measurement]]:
+        return gate_rounds.with_units(gate_rounds.measurements(log, s.base, s.head), m.units)
+
+    base_m, head_m = measured(main)
+    _, head_variants = measured(gate_rounds.variant_aligned(main, s.config.baselines))
     confirm = confirm_variants = None
     if confirm_log is not None:
-        confirm = gate_rounds.measurements(confirm_log, s.base, s.head)
-        aligned_confirm = gate_rounds.variant_aligned(confirm_log, s.config.baselines)
-        confirm_variants = gate_rounds.measurements(aligned_confirm, s.base, s.head)[1]
+        confirm = measured(confirm_log)
+        confirm_variants = measured(gate_rounds.variant_aligned(confirm_log, s.config.baselines))[
+            1
+        ]
     return Measured(
         base=base_m,
         head=head_m,

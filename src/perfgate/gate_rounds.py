@@ -226,6 +226,26 @@ def undecided_variant_cases(
     return variant_head_cases([v for v in rows if v.row.key in pending], head_keys)
 
 
+def benchmark_units(benchmarks: Mapping[str, Any]) -> dict[str, str]:
+    """Benchmark -> unit from ``benchmarks.json`` data (asv's ``unit``; default seconds)."""
+    return {
+        name: str(entry.get("unit") or "seconds")
+        for name, entry in benchmarks.items()
+        if name != "version" and isinstance(entry, dict)
+    }
+
+
+def with_units(
+    sides: tuple[dict[CaseKey, Measurement], dict[CaseKey, Measurement]], units: Mapping[str, str]
+) -> tuple[dict[CaseKey, Measurement], dict[CaseKey, Measurement]]:
+    """Both sides' measurements with each case's unit (the sample file holds seconds only)."""
+    base, head = (
+        {k: replace(m, unit=units.get(k.benchmark, m.unit)) for k, m in side.items()}
+        for side in sides
+    )
+    return base, head
+
+
 def case_names(benchmarks: Mapping[str, Any]) -> dict[CaseKey, str]:
     """CaseKey -> asv's selection name ``bench(repr1, repr2)`` from ``benchmarks.json`` data.
 

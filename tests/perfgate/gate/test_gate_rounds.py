@@ -174,3 +174,25 @@ def test_variant_aligned_keeps_rounds_where_both_sides_ran() -> None:
     other = BaselinePair("path", "assembled", "handwritten", benchmarks="^other$")
     _, untouched = gate_rounds.measurements(gate_rounds.variant_aligned(log, [other]), "b", "h")
     assert untouched[B].n == 5
+
+
+def test_units_come_from_benchmarks_json() -> None:
+    """The sample file stores seconds only; the report shows each benchmark's own unit
+    (a throughput of 1e4 env-steps/s is not '1e+04 s')."""
+    from perfgate.compare import Measurement
+
+    data = {
+        "version": 2,
+        "c.track_env_steps_per_s": {"unit": "env-steps/s", "params": []},
+        "h.time_compute": {"unit": "seconds", "params": []},
+        "t.track_best_threads": {"params": []},
+    }
+    units = gate_rounds.benchmark_units(data)
+    assert units == {
+        "c.track_env_steps_per_s": "env-steps/s",
+        "h.time_compute": "seconds",
+        "t.track_best_threads": "seconds",
+    }
+    k = CaseKey("c.track_env_steps_per_s")
+    base, head = gate_rounds.with_units(({k: Measurement(k, (1e4,))}, {}), units)
+    assert base[k].unit == "env-steps/s" and head == {}
