@@ -88,6 +88,7 @@ class Collector:
                 out.obs,
                 out.critic,
                 r.done,
+                out.terminated,
                 r.done_rows,
                 r.terminal_obs,
                 r.terminal_critic,

@@ -1,5 +1,9 @@
 """A ring replay buffer of whole env steps: obs, action, reward, next obs, done, critic obs.
 
+``done`` marks rows whose episode ended (and were reset); ``terminated`` those that ended by
+a failure. A row done but not terminated hit the time limit (or the end of the reference
+clip): its value must be bootstrapped from the terminal observation, not zeroed.
+
 Each :meth:`ReplayRing.add` writes one slot of N rows (copies, since the env reuses its
 output buffers). For rows that finished an episode, the *terminal* observation (computed
 before the reset) replaces the post-reset one in ``next_obs``/``next_critic``, as upstream's
@@ -25,7 +29,9 @@ class Transition:
     reward: np.ndarray  # (N,) float32
     next_obs: np.ndarray  # (N, obs_dim) float32, post-reset for done rows
     next_critic: np.ndarray  # (N, critic_dim) float32
-    done: np.ndarray  # (N,) bool
+    done: np.ndarray  # (N,) bool: the episode ended (terminated or truncated); row reset
+    terminated: np.ndarray  # (N,) bool: ended by a failure (a learner does not bootstrap);
+    # done and not terminated is a time-limit truncation (bootstrap from terminal_obs)
     done_rows: np.ndarray  # (k,) int64 rows that finished an episode
     terminal_obs: np.ndarray  # (k, obs_dim) their pre-reset observations
     terminal_critic: np.ndarray  # (k, critic_dim)
@@ -54,6 +60,7 @@ class ReplayRing:
         self.action = _touched((c, n, action_dim), np.float32)
         self.reward = _touched((c, n), np.float32)
         self.done = _touched((c, n), np.bool_)
+        self.terminated = _touched((c, n), np.bool_)
         self.cursor = 0
         self.size = 0
 
@@ -67,6 +74,7 @@ class ReplayRing:
         np.copyto(self.next_obs[k], t.next_obs)
         np.copyto(self.next_critic[k], t.next_critic)
         np.copyto(self.done[k], t.done)
+        np.copyto(self.terminated[k], t.terminated)
         if t.done_rows.size:
             self.next_obs[k, t.done_rows] = t.terminal_obs
             self.next_critic[k, t.done_rows] = t.terminal_critic

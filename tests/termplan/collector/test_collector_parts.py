@@ -36,7 +36,8 @@ def _transition(n: int, value: float, done_rows: list[int]) -> Transition:
         obs=np.full((n, 2), value, np.float32), critic=np.full((n, 3), value, np.float32),
         action=np.full((n, 1), value, np.float32), reward=np.full(n, value, np.float32),
         next_obs=np.full((n, 2), value + 1, np.float32),
-        next_critic=np.full((n, 3), value + 1, np.float32), done=done, done_rows=rows,
+        next_critic=np.full((n, 3), value + 1, np.float32), done=done,
+        terminated=done & (np.arange(n) % 2 == 0), done_rows=rows,
         terminal_obs=np.full((rows.size, 2), -9, np.float32),
         terminal_critic=np.full((rows.size, 3), -9, np.float32),
     )  # fmt: skip
@@ -50,6 +51,7 @@ def test_replay_ring_wraps_and_keeps_terminal_observations() -> None:
     assert ring.obs[0, 0, 0] == 3.0 and ring.obs[1, 0, 0] == 2.0  # slot 0 overwritten
     assert ring.next_obs[0, 0, 0] == 4.0 and ring.next_obs[0, 1, 0] == -9.0
     assert ring.next_critic[0, 1, 2] == -9.0 and ring.done[0].tolist() == [0, 1, 0, 0]
+    assert not ring.terminated[0].any()  # row 1 was done by truncation (odd rows here)
     with pytest.raises(ValueError, match="capacity_steps"):
         ReplayRing(1, 4, 2, 3, 1)
     with pytest.raises(ValueError, match="capacity_steps: expected an int >= 2, got True"):
