@@ -44,6 +44,9 @@ class Collector:
 
     params = (TASKS, PATHS)
     param_names = ("task", "path")
+    #: The window is part of what is measured: default-grid and full-grid results must not
+    #: share one history (asv keys results by this version).
+    version = f"window (num_envs, steps, warmup) = {WINDOWS[grid_name()]}"
     timeout = 900.0
     rounds = 1
     repeat = 1

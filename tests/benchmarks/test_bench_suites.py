@@ -249,3 +249,16 @@ def test_project_config_regexes_name_real_benchmarks() -> None:
     assert config.is_higher_better("collector.Collector.track_env_steps_per_s")
     assert config.is_higher_better("thread_scaling.ThreadScaling.track_parallel_efficiency")
     assert not config.is_higher_better("thread_scaling.ThreadScaling.track_best_threads")
+
+
+def test_collector_version_names_its_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Default and full grid measure different windows: their results get different asv
+    versions, so one history never mixes them."""
+    versions = {}
+    for grid in ("default", "full"):
+        monkeypatch.setenv("PERFGATE_GRID", grid)
+        versions[grid] = importlib.reload(collector).Collector.version
+    assert versions["default"] != versions["full"]
+    assert str(collector.WINDOWS["full"]) in versions["full"]
+    monkeypatch.delenv("PERFGATE_GRID")
+    importlib.reload(collector)
