@@ -52,9 +52,15 @@ bench: $(STAMP)  ## hot-slice benchmark figures (JSON)
 		--threads 1,2 --paths numpy,handwritten,assembled --json
 
 dashboard: $(STAMP)  ## static asv dashboard in .asv/html (perf-results branch + local results)
-	@if git ls-remote --exit-code --heads origin perf-results >/dev/null 2>&1; then \
-		$(PY) -m perfgate.history export --remote origin --branch perf-results --dest .asv/results; \
-	fi
+	@status=0; git remote get-url origin >/dev/null 2>&1 || status=2; \
+	if [ $$status -eq 0 ]; then \
+		git ls-remote --exit-code --heads origin perf-results >/dev/null || status=$$?; \
+	fi; \
+	case $$status in \
+	0) $(PY) -m perfgate.history export --remote origin --branch perf-results --dest .asv/results ;; \
+	2) echo "dashboard: no perf-results branch on origin; local results only" ;; \
+	*) echo "dashboard: cannot read origin (git ls-remote exit $$status)" >&2; exit 1 ;; \
+	esac
 	$(VENV)/bin/asv publish
 	$(PY) ci/dashboard_assets.py .asv/html
 	test -s .asv/html/index.html && test -s .asv/html/regressions.json && test -s .asv/html/vendor/jquery.min.js
