@@ -161,7 +161,7 @@ def _calibrate(
     config = gate_cmd.load_gate_config(opts)
     if rounds < config.min_samples:
         raise UserError(f"--rounds {rounds}: need at least min_samples = {config.min_samples}")
-    plan = gate.pin_plan()
+    plan = gate.pin_plan(config.pin_threads)
     fp = hooks.fingerprint(plan)
     machine_name = opts.machine or gate.machine_id(fp)
     settings = gate_cmd.build_settings(opts, config, plan, machine_name)

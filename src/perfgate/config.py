@@ -103,6 +103,7 @@ class GateConfig:
     max_rounds: int = 30
     straddle: str = "report"
     fingerprint_ignore: tuple[str, ...] = ()
+    pin_threads: int | None = None
     resamples: int = 2000
     seed: int = 20260
     source: str = "<defaults>"
@@ -151,6 +152,7 @@ _TOP_KEYS = {
     "max_rounds",
     "straddle",
     "fingerprint_ignore",
+    "pin_threads",
     "resamples",
     "seed",
 }
@@ -351,6 +353,11 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
         straddle=straddle,
         fingerprint_ignore=_str_list(
             "tool.perfgate.fingerprint_ignore", data.get("fingerprint_ignore", [])
+        ),
+        pin_threads=(
+            _at_least("tool.perfgate.pin_threads", data["pin_threads"], 1)
+            if "pin_threads" in data
+            else None
         ),
         resamples=resamples,
         seed=_at_least("tool.perfgate.seed", data.get("seed", 20260), 0),

@@ -485,10 +485,17 @@ def machine_id(fp: machine.Fingerprint) -> str:
     return "perfgate-" + hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
-def pin_plan(root: Path = Path("/")) -> machine.PinPlan:
-    """Pin the asv processes to every usable CPU of this host (the widest thread count)."""
+def pin_plan(threads: int | None = None, root: Path = Path("/")) -> machine.PinPlan:
+    """Pin the asv processes for ``threads`` threads (default: every usable CPU).
+
+    Set ``threads`` (``pin_threads`` in ``[tool.perfgate]``) to the widest thread count of
+    the suites: when that fits in one NUMA node, the benchmarks are bound to that node's
+    CPUs and memory instead of floating across nodes (placement moved upstream's results).
+    More threads than usable CPUs are capped at the usable CPUs.
+    """
     usable = tuple(sorted(os.sched_getaffinity(0)))
-    return machine.plan_for_host(len(usable), cpuset=usable, root=root)
+    count = len(usable) if threads is None else min(threads, len(usable))
+    return machine.plan_for_host(count, cpuset=usable, root=root)
 
 
 def noise_dir(work_dir: Path, machine_name: str) -> Path:

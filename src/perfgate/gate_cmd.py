@@ -261,7 +261,7 @@ def load_gate_config(opts: GateOptions) -> GateConfig:
 
 def _gate(opts: GateOptions, hooks: Hooks) -> render.Report:
     config = load_gate_config(opts)
-    plan = gate.pin_plan()
+    plan = gate.pin_plan(config.pin_threads)
     fp_start = hooks.fingerprint(plan)
     machine_name = opts.machine or gate.machine_id(fp_start)
     s = build_settings(opts, config, plan, machine_name)

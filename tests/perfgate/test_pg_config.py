@@ -63,6 +63,7 @@ def test_defaults_are_conservative() -> None:
         ({"scaling": {"max_efficiency_drop": 2}}, "max_efficiency_drop"),
         ({"blocking": "hot"}, "list of strings"),
         ({"seed": -1}, "tool.perfgate.seed: must be at least 0"),
+        ({"pin_threads": 0}, "tool.perfgate.pin_threads: must be at least 1"),
         ({"higher_is_better": ["("]}, r"higher_is_better\[0\]: invalid regular expression"),
         ({"parity_command": []}, "parity_command: expected a command"),
         ({"parity_command": [""]}, "parity_command: expected a command"),

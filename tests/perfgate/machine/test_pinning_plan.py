@@ -156,3 +156,23 @@ def test_plan_for_host_reads_topology_and_tools(fake_root: FakeRoot) -> None:
     assert plan.cpus == (8, 9, 10, 11)
     assert plan.prefix == ("/usr/bin/numactl", "--membind=1", "--cpunodebind=1")
     assert plan_for_host(4, root=root, tools={}).memory_policy == "none"
+
+
+def test_gate_pins_to_one_node_when_its_thread_grid_fits(
+    fake_root: FakeRoot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """[tool.perfgate] pin_threads = the suites' widest thread count: on 2 x 80 CPUs a grid
+    up to 16 threads is bound to node 0 (CPUs and memory); unset, every CPU and both nodes;
+    more threads than CPUs are capped."""
+    from perfgate import gate, machine
+
+    root = fake_root(2, 80)
+    monkeypatch.setattr(gate.os, "sched_getaffinity", lambda pid: set(range(160)))
+    tools = {"numactl": "/usr/bin/numactl", "taskset": "/usr/bin/taskset"}
+    monkeypatch.setattr(machine, "find_tools", lambda: tools)
+    narrow = gate.pin_plan(16, root=root)
+    assert narrow.memory_policy == "membind:0" and narrow.cpus == tuple(range(16))
+    assert narrow.env["NUMBA_NUM_THREADS"] == "16"
+    wide = gate.pin_plan(None, root=root)
+    assert wide.memory_policy == "membind:0,1" and len(wide.cpus) == 160
+    assert gate.pin_plan(500, root=root).cpus == wide.cpus
