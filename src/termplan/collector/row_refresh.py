@@ -7,8 +7,9 @@ reset rows into a small batch, runs the same path on it and scatters the fresh r
 
 The hot slices are sized at construction, so sub-batches come in power-of-two buckets (the
 rows padded by repeating the last one): at most ``log2(N) + 1`` extra hot slices per env,
-built on first use. Hot-slice outputs are per-row functions of the batch row, so padding
-rows never change the real ones.
+built when the env is constructed (:meth:`RowRefresher.prepare`), not inside a measured
+step. Hot-slice outputs are per-row functions of the batch row, so padding rows never change
+the real ones.
 """
 
 from __future__ import annotations
@@ -53,6 +54,14 @@ class RowRefresher:
                 np.empty(size, np.intp),
             )
         return self._slices[size]
+
+    def prepare(self, batch: Any, max_rows: int) -> None:
+        """Build every bucket up to ``bucket_size(max_rows)`` now, so that no hot slice is
+        constructed (or its kernel loaded) inside a measured collector step."""
+        size = 1
+        while size <= bucket_size(max_rows):
+            self._bucket(batch, size)
+            size *= 2
 
     def refresh(self, batch: Any, rows: np.ndarray, out: StepOutputs) -> None:
         """Overwrite ``out.obs[rows]`` and ``out.critic[rows]`` from ``batch``'s rows."""

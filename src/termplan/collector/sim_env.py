@@ -77,6 +77,7 @@ class SimEnv(ABC):
         episode_length: int, seed: int,
     ) -> None:  # fmt: skip
         self.physics, self.hot, self.refresher, self.batch = physics, hot, refresher, batch
+        refresher.prepare(batch, physics.num_envs)
         self.num_envs = physics.num_envs
         self.episode_length = episode_length
         self.rng = np.random.default_rng(seed)

@@ -89,3 +89,15 @@ def test_window_record_decomposes_the_mean_step() -> None:
     assert record["action_select_median_ms"] == pytest.approx(2.5)
     with pytest.raises(ValueError, match="measured step"):
         window_record(WindowResult(), 1)
+
+
+def test_refresher_buckets_are_built_before_any_step() -> None:
+    """Every bucket up to bucket_size(N) exists once an env is built: no hot slice is
+    constructed inside a measured step."""
+    from termplan.collector.g1_env import G1WalkEnv
+
+    env = G1WalkEnv("sac_default", 6, "handwritten", physics_threads=1, numba_threads=1)
+    try:
+        assert sorted(env.refresher._slices) == [1, 2, 4, 8]
+    finally:
+        env.close()
