@@ -13,6 +13,9 @@
 #                   PR_NUMBER); otherwise print what would be posted (--dry-run). In
 #                   perf-gate.yml the benchmark job has no write token, so a separate job posts.
 #   REPORT_URL      link for the status (e.g. the workflow run holding the HTML artifact)
+#   PERFGATE_WORK_DIR  exports, rounds and noise floors (default: .perfgate in the checkout,
+#                   which actions/checkout deletes; set a runner-persistent folder so that
+#                   calibrated noise floors are used; the report says "none calibrated")
 #   PYTHON          default .venv/bin/python (created by `make venv`)
 #
 # Exit code: the gate's (0 pass, 1 regression, 2 parity failure, 3 error); 3 when the gate
@@ -31,9 +34,14 @@ if [[ ! -x "$PY" ]]; then
 fi
 
 echo "perfgate gate: base=$BASE (merge base of $BASE_SHA) head=$HEAD_SHA"
+gate_args=(--base "$BASE" --head "$HEAD_SHA" --report-dir "$REPORT_DIR")
+if [[ -n "${PERFGATE_WORK_DIR:-}" ]]; then
+    # outside the checkout, which actions/checkout cleans: calibrated A/A noise floors
+    # (`perfgate calibrate --work-dir` on the runner) must survive from one job to the next
+    gate_args+=(--work-dir "$PERFGATE_WORK_DIR")
+fi
 gate_status=0
-"$PY" -m perfgate.cli gate --base "$BASE" --head "$HEAD_SHA" --report-dir "$REPORT_DIR" \
-    || gate_status=$?
+"$PY" -m perfgate.cli gate "${gate_args[@]}" || gate_status=$?
 
 # The job summary shows the report even when nobody may post it (fork pull requests).
 if [[ -n "${GITHUB_STEP_SUMMARY:-}" && -f "$REPORT_DIR/report.md" ]]; then
