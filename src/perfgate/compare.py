@@ -138,9 +138,22 @@ def _side(key: CaseKey, rounds: Sequence[tuple[float, ...] | None], unit: str) -
 def measurements_from_samples(
     run: SampleRun,
 ) -> tuple[dict[CaseKey, Measurement], dict[CaseKey, Measurement]]:
-    """A perfgate sample file -> (base, head) measurements with paired rounds."""
-    base = {k: _side(k, c.base_rounds, run.unit) for k, c in run.cases.items()}
-    head = {k: _side(k, c.head_rounds, run.unit) for k, c in run.cases.items()}
+    """A perfgate sample file -> (base, head) measurements with paired rounds.
+
+    A failure at head in any round marks head failed (it blocks). Rounds in which only base
+    failed are dropped from both sides, so the pairing holds and the others still compare:
+    one flaky base run must not turn a measured regression into "failed on base" (which
+    does not block). Base failing in every round is a failed base.
+    """
+    base, head = {}, {}
+    for k, c in run.cases.items():
+        base_rounds, head_rounds = c.base_rounds, c.head_rounds
+        if all(h is not None for h in head_rounds) and any(b is not None for b in base_rounds):
+            kept = [i for i, b in enumerate(base_rounds) if b is not None]
+            base_rounds = tuple(base_rounds[i] for i in kept)
+            head_rounds = tuple(head_rounds[i] for i in kept)
+        base[k] = _side(k, base_rounds, run.unit)
+        head[k] = _side(k, head_rounds, run.unit)
     return base, head
 
 

@@ -195,6 +195,30 @@ def test_paired_rounds_use_signed_rank() -> None:
     assert row.p == pytest.approx(2 / 2**8)
 
 
+def test_a_flaky_base_round_is_dropped_not_a_failed_case() -> None:
+    """Base failing in one of 8 rounds: that round leaves both sides (pairing kept) and the
+    2x regression is still found; head failing in one round fails head (it blocks)."""
+    from perfgate.store import PairedCase, SampleRun
+
+    k = key()
+    base_rounds = [(1.0 + 0.01 * i, 1.0) for i in range(8)]
+    head_rounds = [(2.0 + 0.01 * i, 2.0) for i in range(8)]
+
+    def measure(b: list, h: list) -> tuple[Measurement, Measurement]:  # type: ignore[type-arg]
+        case = PairedCase(k, tuple(b), tuple(h))
+        run = SampleRun("s", "a" * 40, "b" * 40, {}, "seconds", "", {k: case}, ())
+        base, head = compare.measurements_from_samples(run)
+        return base[k], head[k]
+
+    b, h = measure([*base_rounds[:3], None, *base_rounds[4:]], head_rounds)
+    assert not b.failed and b.n == h.n == 7
+    assert one(b, h).verdict is CaseVerdict.REGRESSED
+    b, h = measure(base_rounds, [*head_rounds[:3], None, *head_rounds[4:]])
+    assert h.failed and not b.failed
+    b, h = measure([None] * 8, head_rounds)
+    assert b.failed and not h.failed
+
+
 def test_variant_vs_baseline_rows_and_speedups() -> None:
     """Variant/baseline ratio per remaining params, speed-up vs the reference path."""
     pair = BaselinePair("path", "assembled", "handwritten", reference="numpy")
