@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from perfgate import compare, gate, gate_cmd, gate_rounds, runner, stats, store
+from perfgate import compare, gate, gate_cmd, gate_rounds, policy, runner, stats, store
 from perfgate.errors import UserError
 from perfgate.gate_rounds import RoundLog
 from perfgate.store import CaseKey
@@ -172,6 +172,12 @@ def _calibrate(
         measurer.run_round(log, None)
         hooks.log(f"calibration round {i + 1}/{rounds} ({measurer.elapsed():.0f}s)")
     measurer.finish(log)
+    end = hooks.fingerprint(plan)
+    changed = policy.EnvironmentCheck(
+        gate.comparable_fingerprint(fp), gate.comparable_fingerprint(end)
+    ).differing_keys
+    if changed:  # a floor of a host that changed during calibration describes neither state
+        raise UserError(f"the machine changed during calibration ({', '.join(changed)}); rerun")
     floors = floors_from_log(log, settings.head, config.min_samples)
     if not floors:
         raise UserError("calibration measured no case in every round; nothing to store")

@@ -519,6 +519,39 @@ def read_floors(path: Path | None) -> dict[CaseKey, float]:
     return store.read_noise_floors(path) if path is not None else {}
 
 
+def usable_noise_file(
+    work_dir: Path, machine_name: str, fingerprint: Mapping[str, Any], window: int
+) -> tuple[Path | None, str]:
+    """The newest noise file calibrated on *this* comparable environment, and a report note.
+
+    A floor raises thresholds, so one measured elsewhere (another machine or fingerprint, a
+    copied file) or over another window (``min_samples``) would silently loosen the gate:
+    such a file is skipped and the note says why.
+    """
+    path = newest_noise_file(work_dir, machine_name)
+    if path is None:
+        return None, "noise floors: none calibrated"
+    doc = store.load_json(path)
+    want = {k: fingerprint.get(k) for k in machine.COMPARABILITY_KEYS}
+    recorded = doc.get("fingerprint") if isinstance(doc, dict) else None
+    got = (
+        {k: recorded.get(k) for k in machine.COMPARABILITY_KEYS}
+        if isinstance(recorded, dict)
+        else {}
+    )
+    differing = sorted(k for k in want if got.get(k) != want[k])
+    problems = []
+    if isinstance(doc, dict) and doc.get("machine") != machine_name:
+        problems.append(f"calibrated for machine {doc.get('machine')!r}")
+    if differing:
+        problems.append(f"fingerprint differs in {', '.join(differing)}")
+    if isinstance(doc, dict) and doc.get("window") != window:
+        problems.append(f"window {doc.get('window')!r}, not min_samples = {window}")
+    if problems:
+        return None, f"noise floors: {path} ignored ({'; '.join(problems)}); none applied"
+    return path, f"noise floors: {path}"
+
+
 # --------------------------------------------------------------------------------------------
 # Parity
 # --------------------------------------------------------------------------------------------

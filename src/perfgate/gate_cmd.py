@@ -272,7 +272,9 @@ def _gate(opts: GateOptions, hooks: Hooks) -> render.Report:
         decision = policy.parity_failure_decision(parity)
         return _report(opts, s, decision, None, parity, None, ())
     hooks.register_machine(machine_name)
-    noise_file = gate.newest_noise_file(s.run_dir.parent.parent, machine_name)
+    noise_file, noise_note = gate.usable_noise_file(
+        s.run_dir.parent.parent, machine_name, fp_start.to_dict(), config.min_samples
+    )
     floors = gate.read_floors(noise_file)
     measurer = gate.Measurer(s, fp_start.to_dict(), hooks.side_runner)
     measured = gate.measure(measurer, floors, hooks.log)
@@ -287,14 +289,14 @@ def _gate(opts: GateOptions, hooks: Hooks) -> render.Report:
         analysis.rows, analysis.variants, config,
         parity=parity, parity_required=True, environment=environment,
     )  # fmt: skip
-    notes = _notes(s, measured, noise_file, plan)
+    notes = _notes(s, measured, noise_note, plan)
     return _report(opts, s, decision, analysis, parity, environment, notes)
 
 
 def _notes(
     s: gate.GateSettings,
     measured: gate.Measured,
-    noise_file: Path | None,
+    floors: str,
     plan: machine.PinPlan,
 ) -> tuple[str, ...]:
     rounds = (
@@ -303,7 +305,6 @@ def _notes(
     )
     if measured.budget_exhausted:
         rounds += f"; the {s.budget_s / 60:.1f}-minute budget ran out with cases undecided"
-    floors = f"noise floors: {noise_file}" if noise_file else "noise floors: none calibrated"
     pin = f"pinning: cpus {machine.format_cpulist(plan.cpus)}, memory {plan.memory_policy}"
     pin += f", prefix {shlex.join(plan.prefix) or '(none)'}"
     samples = "samples: " + ", ".join(str(p) for p in measured.sample_files)

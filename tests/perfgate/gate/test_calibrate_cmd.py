@@ -45,19 +45,50 @@ def test_floor_raises_gate_threshold(tmp_path: Path) -> None:
     out: list[str] = []
     fake = hooks(FakeSides(), out)
     opts = GateOptions(base="HEAD", head="HEAD", repo=repo, report_dir=repo / "out")
-    machine_id = gate.machine_id(fake.fingerprint(gate.pin_plan()))
-    key = CASES["b"]
-    doc = {
-        "api_version": 1,
-        "kind": "perfgate-noise",
-        "machine": machine_id,
-        "cases": [{"benchmark": key.benchmark, "params": dict(key.params), "noise_floor": 0.2}],
-    }
+    fp = fake.fingerprint(gate.pin_plan())
+    machine_id = gate.machine_id(fp)
+    doc = _noise_doc(machine_id, fp.to_dict())
     store.write_noise_floors_atomic(gate.noise_dir(repo / ".perfgate", machine_id) / "1.json", doc)
     assert gate_cmd.run(opts, fake) == 0
     cases = json.loads((repo / "out" / "verdict.json").read_text())["cases"]
     thresholds = {c["params"]["path"]: c["threshold"] for c in cases}
     assert thresholds == {"assembled": 0.05, "handwritten": 0.2, "numpy": 0.05}
+
+
+def _noise_doc(machine_id: str, fingerprint: dict, window: int = 6) -> dict:  # type: ignore[type-arg]
+    key = CASES["b"]
+    return {
+        "api_version": 1,
+        "kind": "perfgate-noise",
+        "machine": machine_id,
+        "window": window,
+        "fingerprint": fingerprint,
+        "cases": [{"benchmark": key.benchmark, "params": dict(key.params), "noise_floor": 0.2}],
+    }
+
+
+@pytest.mark.parametrize("change", ["machine", "fingerprint", "window"])
+def test_a_foreign_or_stale_noise_file_is_not_applied(tmp_path: Path, change: str) -> None:
+    """A floor calibrated for another machine name, another comparable fingerprint (turbo on)
+    or another window would loosen the gate: it is skipped, and the report says why."""
+    repo = make_repo(tmp_path)
+    fake = hooks(FakeSides(), [])
+    fp = fake.fingerprint(gate.pin_plan())
+    machine_id = gate.machine_id(fp)
+    recorded = fp.to_dict()
+    if change == "fingerprint":
+        recorded = {**recorded, "turbo": "on" if recorded.get("turbo") != "on" else "off"}
+    doc = _noise_doc(
+        "elsewhere" if change == "machine" else machine_id,
+        recorded,
+        9 if change == "window" else 6,
+    )
+    store.write_noise_floors_atomic(gate.noise_dir(repo / ".perfgate", machine_id) / "1.json", doc)
+    opts = GateOptions(base="HEAD", head="HEAD", repo=repo, report_dir=repo / "out")
+    assert gate_cmd.run(opts, fake) == 0
+    verdict = json.loads((repo / "out" / "verdict.json").read_text())
+    assert {c["threshold"] for c in verdict["cases"]} == {0.05}
+    assert "ignored" in (repo / "out" / "report.md").read_text()
 
 
 def test_too_few_rounds_is_error(tmp_path: Path) -> None:
@@ -78,3 +109,15 @@ def test_noise_floor_matches_stats() -> None:
     floor = calibrate_cmd.case_floor(base, head, 2)
     ratios = calibrate_cmd.window_ratios(base.rounds, head.rounds, 2)  # type: ignore[arg-type]
     assert floor.noise_floor == stats.noise_floor(ratios) and floor.windows == 3
+
+
+def test_a_machine_that_changes_during_calibration_writes_no_floor(tmp_path: Path) -> None:
+    """Fingerprint at the start and at the end: turbo switched on meanwhile -> exit 3,
+    nothing stored (such a floor describes neither state of the host)."""
+    from gate_fakes import fingerprint
+
+    repo = make_repo(tmp_path)
+    opts = GateOptions(base="HEAD", head="HEAD", repo=repo)
+    prints = [fingerprint(), fingerprint(turbo="on")]
+    assert calibrate_cmd.run(opts, 6, hooks(FakeSides(), [], prints)) == 3
+    assert not list((repo / ".perfgate").glob("noise/*/*.json"))
