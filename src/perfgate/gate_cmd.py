@@ -29,6 +29,7 @@ import json
 import math
 import os
 import shlex
+import shutil
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -224,9 +225,13 @@ def build_settings(
     work = opts.work_dir or repo / gate.WORK_DIR
     base = _resolve(repo, opts.base)
     head = _resolve(repo, opts.head)
-    exports = work / "exports"
     template = repo / "asv.conf.json"
     stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    run_dir = work / "runs" / f"{stamp}-{base[:8]}-{head[:8]}"
+    # exported afresh for every run, inside it: an export another run left behind (its
+    # parity command ran in there, with the work folder persistent on the runner) is never
+    # what gets measured
+    exports = run_dir / "exports"
     return gate.GateSettings(
         repo=repo,
         base=base,
@@ -238,7 +243,7 @@ def build_settings(
         benchmark_dir=_benchmark_dir(repo, template),
         machine=machine_name,
         bench=_selection(opts, config),
-        run_dir=work / "runs" / f"{stamp}-{base[:8]}-{head[:8]}",
+        run_dir=run_dir,
         budget_s=_budget_s(opts),
         env=dict(plan.env),
         prefix=plan.prefix,
@@ -265,6 +270,26 @@ def _gate(opts: GateOptions, hooks: Hooks) -> render.Report:
     fp_start = hooks.fingerprint(plan)
     machine_name = opts.machine or gate.machine_id(fp_start)
     s = build_settings(opts, config, plan, machine_name)
+    try:
+        return _gate_run(opts, hooks, config, plan, fp_start, machine_name, s)
+    finally:
+        discard_exports(s)
+
+
+def discard_exports(s: gate.GateSettings) -> None:
+    """Delete the run's exports (samples and reports stay): they are not reused."""
+    shutil.rmtree(s.run_dir / "exports", ignore_errors=True)
+
+
+def _gate_run(
+    opts: GateOptions,
+    hooks: Hooks,
+    config: GateConfig,
+    plan: machine.PinPlan,
+    fp_start: machine.Fingerprint,
+    machine_name: str,
+    s: gate.GateSettings,
+) -> render.Report:
     hooks.log(f"base {s.base[:12]} head {s.head[:12]} machine {machine_name}; run dir {s.run_dir}")
     parity = gate.run_parity(s, gate.parity_command(config, opts.quick))
     hooks.log(f"parity: {parity.status.value}")

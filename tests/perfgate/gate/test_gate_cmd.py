@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -249,3 +250,19 @@ def test_variant_rows_use_every_round_that_ran_both_sides(tmp_path: Path) -> Non
     (variant,) = _verdict(repo)["variants"]
     assert variant["n_base"] == variant["n_head"] == both
     assert variant["paired"] is True
+
+
+def test_every_run_measures_fresh_exports_and_deletes_them(tmp_path: Path) -> None:
+    """An export left in the (persistent) work folder, edited by another run's code, is never
+    measured: each run exports both commits into its own run folder and deletes them after."""
+    repo = make_repo(tmp_path)
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    stale = repo / ".perfgate" / "exports" / head
+    stale.mkdir(parents=True)
+    (stale / ".perfgate-export-complete").write_text(head + "\n")
+    (stale / "speed.json").write_text('{"a": {"fail": true}}')  # would fail every case
+    assert _run(repo, "HEAD", "HEAD") == 0
+    runs = list((repo / ".perfgate" / "runs").iterdir())
+    assert len(runs) == 1 and not (runs[0] / "exports").exists()
