@@ -611,8 +611,17 @@ def parse_samples(data: Any, path: str = "<samples>") -> SampleRun:
 
 
 def read_samples(path: str | os.PathLike[str]) -> SampleRun:
-    """Read and validate a perfgate sample file; problems raise `ResultFileError`."""
-    return parse_samples(load_json(Path(path)), str(path))
+    """Read and validate a perfgate sample file; problems raise `ResultFileError`.
+
+    A checkpoint (``"complete": false``, written after every round) is refused: it holds the
+    rounds of a run that did not finish, which is not what anyone should decide on.
+    """
+    data = load_json(Path(path))
+    if isinstance(data, dict) and "complete" in data and data["complete"] is not True:
+        raise ResultFileError(
+            path, "a checkpoint of an unfinished run (complete: false); use its samples file"
+        )
+    return parse_samples(data, str(path))
 
 
 # --------------------------------------------------------------------------------------------

@@ -292,3 +292,14 @@ def test_same_commit_needs_a_real_prefix(a: str, b: str, same: bool) -> None:
     """Full or abbreviated hashes match over the shorter one; empty or too short never."""
     assert store.same_commit(a, b) is same
     assert store.same_commit(b, a) is same
+
+
+def test_a_checkpoint_is_not_read_as_a_sample_file(tmp_path: Path) -> None:
+    """Checkpoints are written (complete: false) but never read back for a decision."""
+    path = tmp_path / "main-progress-001.json"
+    store.write_samples_atomic(path, {**_sample_data(), "complete": False})
+    with pytest.raises(ResultFileError, match="a checkpoint of an unfinished run"):
+        store.read_samples(path)
+    done = tmp_path / "main-samples.json"
+    store.write_samples_atomic(done, {**_sample_data(), "complete": True})
+    assert store.read_samples(done).head == _sample_data()["head"]
