@@ -410,6 +410,15 @@ def _apply_confirmation(
         if ok:
             rows[key] = replace(rows[key], note="confirmed by re-run")
             continue
+        again = confirm.get(key) if confirm is not None else None
+        if again is not None and (again.head is None or again.head.failed):
+            # a crash (or a vanished case) at head in the re-run is a failure at head, which
+            # blocks; it must not turn a flagged improvement into "unchanged"
+            note = f"flagged {direction}; failed or missing at head in the re-run"
+            rows[key] = replace(
+                rows[key], verdict=CaseVerdict.FAILED, failed_side="head", note=note
+            )
+            continue
         why = "needs a confirmation run" if confirm is None else "the re-run disagrees"
         verdict = CaseVerdict.INCONCLUSIVE
         if flagged[key] is CaseVerdict.IMPROVED:

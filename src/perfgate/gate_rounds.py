@@ -59,6 +59,14 @@ class RoundLog:
         keys = {k for r in self.rounds for k in r.base if k in r.head}
         return sorted(keys, key=compare.natural_key)
 
+    def never_paired(self) -> list[CaseKey]:
+        """Cases that ran on both sides, but never in the same round (e.g. skipped on
+        alternate sides): neither paired nor one-sided, compared as unpaired samples."""
+        base = {k for r in self.rounds for k in r.base}
+        head = {k for r in self.rounds for k in r.head}
+        paired = set(self.paired_keys)
+        return sorted((base & head) - paired, key=compare.natural_key)
+
     def one_sided(self, side: str) -> dict[CaseKey, Measurement]:
         """Cases seen only on ``side`` in every round they ran (NEW / REMOVED cases)."""
         other = "head" if side == "base" else "base"
@@ -114,7 +122,17 @@ def measurements(
     paired_base, paired_head = compare.measurements_from_samples(store.parse_samples(doc))
     base_m = {**log.one_sided("base"), **paired_base}
     head_m = {**log.one_sided("head"), **paired_head}
+    for key in log.never_paired():
+        base_m[key], head_m[key] = (_unpaired(key, log, side) for side in ("base", "head"))
     return base_m, head_m
+
+
+def _unpaired(key: CaseKey, log: RoundLog, side: str) -> Measurement:
+    """All of ``side``'s samples of ``key``, as independent samples (no round pairing)."""
+    runs = [r.side(side)[key] for r in log.rounds if key in r.side(side)]
+    if any(r is None for r in runs):
+        return Measurement(key, (), failed=True)
+    return Measurement(key, tuple(s for r in runs if r is not None for s in r))
 
 
 def variant_aligned(log: RoundLog, pairs: Sequence[BaselinePair]) -> RoundLog:

@@ -110,6 +110,21 @@ def test_confirmation_required_and_checked() -> None:
     assert imp.verdict is CaseVerdict.UNCHANGED
 
 
+@pytest.mark.parametrize("flagged_head", [0.7, 1.3])
+def test_a_crash_at_head_in_the_re_run_is_a_failure_at_head(flagged_head: float) -> None:
+    """Flagged faster or slower, then the case fails at head in every confirmation round:
+    FAILED at head (blocks), not UNCHANGED or INCONCLUSIVE."""
+    k = key()
+    cfg = GateConfig(confirm=True, resamples=500)
+    crashed = Measurement(k, (), failed=True)
+    again = ({k: meas(k, 1.0, 3)}, {k: crashed})
+    (row,) = compare.compare_runs(
+        {k: meas(k, 1.0, 1)}, {k: meas(k, flagged_head, 2)}, cfg, confirmation=again
+    )
+    assert row.verdict is CaseVerdict.FAILED and row.failed_side == "head"
+    assert "failed or missing at head in the re-run" in row.note
+
+
 def test_confirmation_replicates_direction_and_size() -> None:
     """The re-run agrees when its ratio clears the threshold and its CI excludes 1.
 

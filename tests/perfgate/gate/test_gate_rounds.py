@@ -52,6 +52,20 @@ def test_measurements_paired_and_one_sided() -> None:
     assert NEW in head and NEW not in base and head[NEW].n == 3
 
 
+def test_a_case_never_paired_within_a_round_still_gets_a_row() -> None:
+    """Skipped at head in even rounds and at base in odd rounds: it ran on both sides, never
+    together. It is compared as unpaired samples instead of vanishing from the report."""
+    log = RoundLog("main")
+    for i in range(6):
+        base = {B: (1.0,)} | ({A: (1.0, 1.01)} if i % 2 == 0 else {})
+        head = {B: (1.0,)} | ({A: (2.0, 2.02)} if i % 2 == 1 else {})
+        log.rounds.append(Round(i, "main", gate_rounds.round_order(i), base, head))
+    assert log.never_paired() == [A]
+    base, head = gate_rounds.measurements(log, "b", "h")
+    assert base[A].rounds is None and head[A].rounds is None
+    assert base[A].n == head[A].n == 6 and head[A].median == 2.0 + 0.01
+
+
 def test_selection_regexes_match_asv_names_exactly() -> None:
     """Anchored, escaped names select one combination (asv matches `name(reprs)`)."""
     bench = {
