@@ -77,7 +77,19 @@ def lane_split(plan: ResolvedPlan) -> LaneSplit | None:
             return None
         if name:
             carried.append(name)
+    if _lane_reads_uncarried(plan, rows, set(carried)):
+        return None
     return LaneSplit(frozenset(rows), tuple(carried))
+
+
+def _lane_reads_uncarried(plan: ResolvedPlan, rows: set[str], carried: set[str]) -> bool:
+    """Whether lane code (a lane fragment, a reward or a termination) needs a row fragment
+    that the scratch does not carry: it would read whatever the tile's last env left in that
+    variable (e.g. a per-joint value), for every env."""
+    needs = [dep for f in plan.fragments if f.name not in rows for dep in f.needs]
+    for kind in (TermKind.REWARD, TermKind.TERMINATION):
+        needs += [dep for term in plan.active(kind) for dep in term.code().needs]
+    return any(dep in rows and dep not in carried for dep in needs)
 
 
 def lane_line(plan: ResolvedPlan, line: str) -> str:

@@ -56,3 +56,26 @@ def test_lane_line_rewrites_reads_writes_and_exp() -> None:
         "r = lane_exp(-f_vel[lane_index(i, 3, 2)]) + float(in_height[np.uint64(i)]); "
         "out_reward[np.uint64(i)] = r"
     )
+
+
+def test_no_split_when_lane_code_reads_a_row_value_nobody_carries() -> None:
+    """A reward reading ``dq`` (a per-joint row value, not an accumulator) would see the
+    tile's last env for every env after a split: the plan stays one loop."""
+    import numpy as np
+
+    from termplan.plan import TermConfig, resolve_plan
+    from termplan.spec import TermCode, TermDefinition, TermKind
+
+    reg = tp_toy.make_registry()
+    reg.register(
+        TermDefinition(
+            "toy.reward.lastdq.v1",
+            TermKind.REWARD,
+            (tp_toy.Q,),
+            lambda ctx: np.zeros(len(ctx.inputs["q"])),
+            emit=lambda p: TermCode(needs=("dq",), value="dq"),
+        )
+    )
+    configs = [*tp_toy.configs(), TermConfig("lastdq", "toy.reward.lastdq.v1", 1.0)]
+    assert lane_split(tp_toy.make_plan()) is not None
+    assert lane_split(resolve_plan(reg, configs, ("obs",), 0.02)) is None
