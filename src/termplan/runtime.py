@@ -31,7 +31,7 @@ from termplan.kernel_options import PARALLEL_OPTIONS
 from termplan.lanes import TILE
 from termplan.plan import PlanNumpyRuntime, PlanOutputs, ResolvedPlan, check_inputs, reward_index
 from termplan.spec import TermKind
-from termplan.threads import apply_threads, check_num_threads, max_threads
+from termplan.threads import check_num_threads, masked, max_threads
 
 # ------------------------------------------------------------------------ thread choice
 
@@ -257,10 +257,10 @@ class FusedRuntime:
         return self.log_scales * self.plan.reward_multiplier
 
     def _first_touch(self) -> None:
-        apply_threads(max(self.threads, 1))
         out = self.outputs
         groups = [out.groups[g] for g in self.source.groups]
-        self.module.first_touch(self.num_envs, out.reward, out.terminated, *groups)
+        with masked(max(self.threads, 1)):
+            self.module.first_touch(self.num_envs, out.reward, out.terminated, *groups)
 
     # ---------------------------------------------------------------------- scales
 
@@ -314,13 +314,9 @@ class FusedRuntime:
         """One kernel call on the bound inputs; logs (``reward/<name>``) when ``log``."""
         if not self._args:
             raise ValueError("inputs: call bind() before execute()")
-        if self.threads > 1:
-            apply_threads(self.threads)
-        if not log:
-            self._kernel(*self._args)
-            return {}
-        self._kernel_log(*self._args)
-        return self._logs()
+        with masked(self.threads if self.threads > 1 else None):
+            (self._kernel_log if log else self._kernel)(*self._args)
+        return self._logs() if log else {}
 
     def _logs(self) -> dict[str, float]:
         means = self.outputs.logs * self.log_scales / self.num_envs
@@ -338,10 +334,8 @@ class FusedRuntime:
         t0 = time.perf_counter()
         self.bind(views)
         t1 = time.perf_counter()
-        if self.threads > 1:
-            apply_threads(self.threads)
-        kernel = self._kernel_log if log else self._kernel
-        kernel(*self._args)
+        with masked(self.threads if self.threads > 1 else None):
+            (self._kernel_log if log else self._kernel)(*self._args)
         t2 = time.perf_counter()
         logs = self._logs() if log else {}
         t3 = time.perf_counter()

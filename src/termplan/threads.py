@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numba
 
 from termplan.arrays import is_integer
@@ -43,3 +46,25 @@ def apply_threads(num_threads: int | None) -> None:
     threads = check_num_threads(num_threads)
     if threads is not None and numba.get_num_threads() != threads:
         numba.set_num_threads(threads)
+
+
+@contextmanager
+def masked(num_threads: int | None) -> Iterator[None]:
+    """Mask Numba's pool to ``num_threads`` for the ``with`` block, then restore the mask.
+
+    A path's thread count is its own: a kernel run with 1 thread must not leave the next
+    path (say one built with ``num_threads=None``) running on 1 thread. ``None`` leaves
+    the mask alone. The mask is per calling thread in Numba.
+    """
+    threads = check_num_threads(num_threads)
+    if threads is None:
+        yield
+        return
+    before = numba.get_num_threads()
+    if before != threads:
+        numba.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        if before != threads:
+            numba.set_num_threads(before)

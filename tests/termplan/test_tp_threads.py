@@ -42,3 +42,34 @@ def test_check_num_threads_rejects_with_range(bad: object) -> None:
     ) as info:
         check_num_threads(bad)
     assert repr(bad) in str(info.value)
+
+
+def test_masked_restores_the_callers_mask() -> None:
+    """A path's thread count applies to its own call only; None touches nothing."""
+    import numba
+
+    from termplan.threads import masked
+
+    numba.set_num_threads(max_threads())
+    with masked(1):
+        assert numba.get_num_threads() == 1
+    assert numba.get_num_threads() == max_threads()
+    with masked(None):
+        assert numba.get_num_threads() == max_threads()
+    with pytest.raises(RuntimeError), masked(1):
+        raise RuntimeError("kernel failed")
+    assert numba.get_num_threads() == max_threads()
+
+
+def test_an_assembled_path_leaves_the_mask_as_it_found_it() -> None:
+    """Building and running a runtime that picked 1 thread does not make a later
+    num_threads=None path run on 1 thread."""
+    import numba
+    import tp_toy
+
+    from termplan.runtime import FusedRuntime
+
+    numba.set_num_threads(max_threads())
+    rt = FusedRuntime(tp_toy.make_plan(), 4, num_threads=1)
+    rt.run([tp_toy.make_inputs(4)[n] for n in rt.input_names], True)
+    assert numba.get_num_threads() == max_threads()

@@ -41,7 +41,7 @@ from termplan.tasks.g1_walk.handwritten_kernel import (
 )
 from termplan.tasks.g1_walk.layout import ACTOR_LAYOUT, CRITIC_LAYOUT, ObsSlot
 from termplan.tasks.g1_walk.profiles import Profile, resolve_profile
-from termplan.threads import apply_threads, check_num_threads, max_threads
+from termplan.threads import check_num_threads, masked, max_threads
 
 #: Multipliers the kernel hard-codes: gravity is negated, the rest copied unscaled.
 _FIXED_MULTIPLIERS = {
@@ -144,19 +144,19 @@ class HandwrittenG1Walk:
     def compute(self, batch: G1Batch, step: int = 0) -> StepOutputs:
         """Reward, termination, actor and critic observations of one step (reused outputs)."""
         validate(batch, self.num_envs)
-        apply_threads(self.num_threads)
         log = is_log_step(step)
         if log:
             self._log.fill(0.0)
         b, out = batch, self._outputs
-        g1_walk_kernel(
-            b.linvel, b.gyro, b.gravity, b.dof_pos, b.dof_vel, b.current_actions,
-            b.last_actions, b.commands, b.gait_phase, b.base_height, b.left_foot_pos,
-            b.right_foot_pos, b.left_foot_quat, b.right_foot_quat, b.left_contact,
-            b.right_contact, b.feet_air_time, b.noise_gyro, b.noise_gravity, b.noise_dof_pos,
-            b.noise_dof_vel, *self._weights, self._scale, *self._scalars, self.noise.enabled,
-            log, out.obs, out.critic, out.reward, out.terminated, self._log, self._tiles,
-        )  # fmt: skip
+        with masked(self.num_threads):
+            g1_walk_kernel(
+                b.linvel, b.gyro, b.gravity, b.dof_pos, b.dof_vel, b.current_actions,
+                b.last_actions, b.commands, b.gait_phase, b.base_height, b.left_foot_pos,
+                b.right_foot_pos, b.left_foot_quat, b.right_foot_quat, b.left_contact,
+                b.right_contact, b.feet_air_time, b.noise_gyro, b.noise_gravity, b.noise_dof_pos,
+                b.noise_dof_vel, *self._weights, self._scale, *self._scalars, self.noise.enabled,
+                log, out.obs, out.critic, out.reward, out.terminated, self._log, self._tiles,
+            )  # fmt: skip
         out.logs = self._collect_logs() if log else {}
         return out
 

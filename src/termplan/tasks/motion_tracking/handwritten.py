@@ -51,7 +51,7 @@ from termplan.tasks.motion_tracking.geometry import (
     quat_to_matrix_s,
     rot6d_s,
 )
-from termplan.threads import apply_threads, check_num_threads, max_threads
+from termplan.threads import check_num_threads, masked, max_threads
 
 B, J, A = NUM_BODIES, NUM_DOF, ANCHOR
 Arr = np.ndarray
@@ -406,19 +406,19 @@ class HandwrittenMotionTracking:
     def compute(self, batch: MotionBatch, step: int = 0) -> StepOutputs:
         """Validate ``batch``, run the kernel with this object's thread count, return outputs."""
         b = validate(batch, self.num_envs)
-        apply_threads(self.num_threads)
         self._log.fill(0.0)
         out = self.outputs
-        motion_kernel(
-            b.body_pos_w, b.body_quat_w, b.body_lin_vel_w, b.body_ang_vel_w,
-            b.joint_pos, b.joint_vel,
-            b.robot_body_pos_w, b.robot_body_quat_w, b.robot_body_lin_vel_w,
-            b.robot_body_ang_vel_w, b.linvel, b.gyro, b.dof_pos, b.dof_vel,
-            b.current_actions, b.last_actions, b.default_dof_pos_bias,
-            b.noise_linvel, b.noise_gyro, b.noise_joint_pos, b.noise_dof_vel,
-            *self._joint_consts, self._scale, self._inv_var, self._is_ee, self._is_und,
-            self._thr, self._flags, out.obs, out.critic, out.reward, out.terminated, self._log,
-        )  # fmt: skip
+        with masked(self.num_threads):
+            motion_kernel(
+                b.body_pos_w, b.body_quat_w, b.body_lin_vel_w, b.body_ang_vel_w,
+                b.joint_pos, b.joint_vel,
+                b.robot_body_pos_w, b.robot_body_quat_w, b.robot_body_lin_vel_w,
+                b.robot_body_ang_vel_w, b.linvel, b.gyro, b.dof_pos, b.dof_vel,
+                b.current_actions, b.last_actions, b.default_dof_pos_bias,
+                b.noise_linvel, b.noise_gyro, b.noise_joint_pos, b.noise_dof_vel,
+                *self._joint_consts, self._scale, self._inv_var, self._is_ee, self._is_und,
+                self._thr, self._flags, out.obs, out.critic, out.reward, out.terminated, self._log,
+            )  # fmt: skip
         out.logs = self._logs() if is_log_step(step) else {}
         return out
 
