@@ -71,18 +71,40 @@ def source_key(text: str) -> str:
 
 
 def load_source(text: str, directory: Path | None = None) -> LoadedModule:
-    """Write (if needed), verify and import the module holding ``text``."""
-    root = directory if directory is not None else cache_dir()
-    root.mkdir(parents=True, exist_ok=True)
+    """Write (if needed), verify and import the module holding ``text``.
+
+    A cache folder this process cannot use (read-only, another user's files) falls back to
+    a private folder of this user under the system's temporary directory.
+    """
     key = source_key(text)
-    path = root / f"tp_{key}.py"
     name = MODULE_PREFIX + key
+    root = directory if directory is not None else cache_dir()
+    try:
+        path, status = _place(root, text, key, name)
+    except OSError:
+        if directory is not None:
+            raise
+        path, status = _place(fallback_dir(), text, key, name)
     known = sys.modules.get(name)
     if known is not None and getattr(known, "__file__", None) == str(path):
         return LoadedModule(known, path, key, CacheStatus.REUSED)
-    status = _ensure_file(path, text, key)
     module = _import_verified(name, path, text)
     return LoadedModule(module, path, key, status)
+
+
+def fallback_dir() -> Path:
+    """This user's private cache folder under the system's temporary directory."""
+    return Path(tempfile.gettempdir()) / f"termplan-cache-{os.getuid()}"
+
+
+def _place(root: Path, text: str, key: str, name: str) -> tuple[Path, CacheStatus]:
+    """The verified file of ``text`` under ``root`` (written when missing or damaged)."""
+    root.mkdir(parents=True, exist_ok=True, mode=0o755)
+    path = root / f"tp_{key}.py"
+    known = sys.modules.get(name)
+    if known is not None and getattr(known, "__file__", None) == str(path):
+        return path, CacheStatus.REUSED  # imported from this very file already
+    return path, _ensure_file(path, text, key)
 
 
 def _ensure_file(path: Path, text: str, key: str) -> CacheStatus:
@@ -111,6 +133,7 @@ def _atomic_write(path: Path, text: str) -> None:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600: other users of a shared cache must read it
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -118,8 +118,13 @@ def lane_index(i: int, width: int, column: int) -> np.uint64:
     return np.uint64(i) * np.uint64(width) + np.uint64(column)
 
 
+#: Hash of the source this process imported (read once, at import: a file edited later would
+#: otherwise name helpers that were never compiled into the kernels).
+_DIGEST = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+
+
 def source_digest() -> str:
     """Hash of this module's source: generated kernels that import from here name it in
     their text, so a change here gives them a new cache key (Numba's cache would not see it).
     """
-    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+    return _DIGEST

@@ -284,10 +284,12 @@ class FusedRuntime:
 
     def bind(self, views: Sequence[np.ndarray]) -> None:
         """Bind input arrays (in :attr:`input_names` order); validated only when one changed."""
-        if len(views) == len(self._bound) and all(
-            a is b for a, b in zip(views, self._bound, strict=True)
+        if (
+            self._args
+            and len(views) == len(self._bound)
+            and all(a is b for a, b in zip(views, self._bound, strict=True))
         ):
-            return
+            return  # a plan without inputs binds once, like any other
         if len(views) != len(self.source.inputs):
             raise ValueError(
                 f"inputs: expected {len(self.source.inputs)} arrays, got {len(views)}"

@@ -103,3 +103,28 @@ def test_processes_share_the_cache(tmp_path: Path) -> None:
     late = _child(tmp_path)
     status, hits = late.communicate(timeout=300)[0].split()
     assert (status, int(hits)) == ("reused", 1)
+
+
+def test_cached_files_are_readable_by_other_users(tmp_path: Path) -> None:
+    """mkstemp creates 0600 files; a cache shared by several users needs 0644."""
+    loaded = load_source("SHARED = 1\n", tmp_path)
+    assert loaded.path.stat().st_mode & 0o777 == 0o644
+
+
+def test_an_unusable_cache_folder_falls_back_to_a_private_one(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """TERMPLAN_CACHE_DIR below a regular file (unwritable for anyone, root included): the
+    module is written to this user's folder under the temporary directory instead."""
+    from termplan import compile as tp_compile
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("TERMPLAN_CACHE_DIR", str(blocker / "cache"))
+    monkeypatch.setattr(tp_compile.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
+    text = "FALLBACK = 7\n"
+    _forget(source_key(text))
+    loaded = load_source(text)
+    assert loaded.path.parent == tp_compile.fallback_dir() and loaded.module.FALLBACK == 7
+    with pytest.raises(OSError):
+        load_source("EXPLICIT = 1\n", blocker / "cache")  # an explicit folder is not replaced

@@ -178,3 +178,16 @@ def test_make_runtime_validates() -> None:
         make_runtime(plan, 4, "numba", "sometimes")
     with pytest.raises(ValueError, match="num_threads"):
         FusedRuntime(plan, 4, num_threads=0)
+
+
+def test_a_plan_without_inputs_runs() -> None:
+    """Every term at scale 0, so the plan reads no input: the first bind must still build
+    the kernel arguments (it returned early, leaving the kernel without any)."""
+    from termplan.plan import TermConfig, resolve_plan
+
+    configs = [TermConfig(c.name, c.key, 0.0, c.parameters, c.group) for c in tp_toy.configs()]
+    plan = resolve_plan(tp_toy.make_registry(), configs, ("obs",), 0.02)
+    rt = FusedRuntime(plan, 4, num_threads=1)
+    assert rt.input_names == ()
+    assert rt.run([], True) == {}
+    assert not rt.outputs.reward.any()
