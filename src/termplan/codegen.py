@@ -96,7 +96,8 @@ def generate_source(plan: ResolvedPlan, scale_mode: ScaleMode = ScaleMode.BAKED)
         text = "\n".join(tiled[0] + tiled[1])
         kernels = [_tiled_kernel(v, args, plan, tiled, rewards, "_log" in v) for v in VARIANTS]
     helpers = tuple(h for h in ("fast_exp", "lane_exp", "lane_index", "weigh") if f"{h}(" in text)
-    parts = [_header(plan, scale_mode, helpers), *_constants(plan), *kernels, _first_touch(plan)]
+    touch = _first_touch(plan, tiled=split is not None)
+    parts = [_header(plan, scale_mode, helpers), *_constants(plan), *kernels, touch]
     return replace(contract, text="\n\n".join(parts) + "\n")
 
 
@@ -200,20 +201,22 @@ def _indented(body: list[str], depth: int, log: bool) -> list[str]:
     return lines
 
 
-def _first_touch(plan: ResolvedPlan) -> str:
+def _first_touch(plan: ResolvedPlan, tiled: bool) -> str:
+    """Zero the outputs with the kernel's own ``prange`` partitioning (envs, or tiles of
+    ``TILE`` envs), so each page is first touched, hence placed, by the thread that writes it."""
     outs = "".join(f", out_{g}" for g, _ in plan.groups)
-    lines = [
-        _decorator(True),
-        f"def first_touch(n, out_reward, out_terminated{outs}):",
-        f"{INDENT}for i in prange(n):",
-        f"{INDENT * 2}out_reward[i] = 0.0",
-        f"{INDENT * 2}out_terminated[i] = False",
-    ]
-    for group, width in plan.groups:
+    lines = [_decorator(True), f"def first_touch(n, out_reward, out_terminated{outs}):"]
+    if tiled:
         lines += [
-            f"{INDENT * 2}for k in range({width}):",
-            f"{INDENT * 3}out_{group}[i, k] = 0.0",
+            f"{INDENT}for t in prange((n + {TILE - 1}) // {TILE}):",
+            f"{INDENT * 2}for i in range(t * {TILE}, min(n, (t + 1) * {TILE})):",
         ]
+    else:
+        lines.append(f"{INDENT}for i in prange(n):")
+    pad = INDENT * (3 if tiled else 2)
+    lines += [f"{pad}out_reward[i] = 0.0", f"{pad}out_terminated[i] = False"]
+    for group, width in plan.groups:
+        lines += [f"{pad}for k in range({width}):", f"{pad}{INDENT}out_{group}[i, k] = 0.0"]
     return "\n".join(lines)
 
 
