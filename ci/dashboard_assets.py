@@ -78,7 +78,17 @@ def rewrite_index(html: str) -> str:
             return f'<link rel="stylesheet" href="vendor/{asset.local}">'
         return f'<script src="vendor/{asset.local}" onerror="js_load_failure()"></script>'
 
-    return _TAG.sub(local_tag, html)
+    out = _TAG.sub(local_tag, html)
+    left = _EXTERNAL.search(out)
+    if left is not None:  # single quotes, no quotes, protocol-relative: never kept silently
+        raise ValueError(f"index.html: external reference left after rewriting: {left.group(0)}")
+    return out
+
+
+#: Any script/link tag whose src/href, quoted or not, still points off-site.
+_EXTERNAL = re.compile(
+    r"<(?:script|link)\b[^>]*?\b(?:src|href)\s*=\s*[\"']?\s*(?:https?:|//)[^>]*>", re.IGNORECASE
+)
 
 
 def tarball(spec: str, cache: Path) -> Path:

@@ -47,6 +47,21 @@ def test_an_unknown_external_tag_is_an_error() -> None:
         assets.rewrite_index(html)
 
 
+@pytest.mark.parametrize(
+    "tag",
+    [
+        "<script src='https://evil.example/x.js'></script>",
+        '<script src="//cdn.example/y.js"></script>',
+        "<link rel=stylesheet href=https://cdn.example/z.css>",
+    ],
+)
+def test_an_external_tag_the_rewrite_cannot_parse_is_an_error(tag: str) -> None:
+    """Single quotes, no quotes, protocol-relative URLs: refused, never kept silently."""
+    assets = load_script()
+    with pytest.raises(ValueError, match="external reference left"):
+        assets.rewrite_index(f"<html>{tag}</html>")
+
+
 def test_pinned_manifest_is_consistent() -> None:
     """Every asset has a pinned npm version, a SHA-256 and a unique local name."""
     assets = load_script()

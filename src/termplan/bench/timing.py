@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 from collections.abc import Sequence
 
@@ -12,7 +13,7 @@ def summarize_ms(samples_ms: Sequence[float]) -> dict[str, float]:
     if not samples_ms:
         raise ValueError("samples_ms: expected at least one sample, got none")
     ordered = sorted(samples_ms)
-    rank = max(0, min(len(ordered) - 1, int(round(0.95 * len(ordered))) - 1))
+    rank = max(0, math.ceil(0.95 * len(ordered)) - 1)  # nearest rank: the ceil, 1-based
     return {
         "median_ms": statistics.median(ordered),
         "p95_ms": ordered[rank],

@@ -30,3 +30,12 @@ def test_parse_int_list() -> None:
     for bad in ("", "a,b", "0", "-3"):
         with pytest.raises(ValueError, match="--num-envs"):
             parse_int_list(bad, "--num-envs")
+
+
+@pytest.mark.parametrize("n", [1, 11, 20, 30, 70, 100, 101])
+def test_p95_is_the_nearest_rank_sample(n: int) -> None:
+    """The ceil(0.95 n)-th smallest sample, numpy's inverted-CDF percentile (round() picked
+    the 10th of 11 and the 28th of 30)."""
+    samples = [float(v) for v in range(1, n + 1)]
+    expected = float(np.percentile(samples, 95, method="inverted_cdf"))
+    assert summarize_ms(samples[::-1])["p95_ms"] == expected
