@@ -377,17 +377,26 @@ def load_config(path: str | Path, *, required: bool = True) -> GateConfig:
             raise ConfigError(f"{p}: configuration file does not exist")
         return GateConfig()
     try:
-        document = tomllib.loads(p.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
         raise ConfigError(f"{p}: invalid TOML: {exc}") from None
+    return config_from_text(text, str(p), required=required)
+
+
+def config_from_text(text: str, source: str, *, required: bool = True) -> GateConfig:
+    """`[tool.perfgate]` of pyproject.toml ``text`` (``source`` names it in errors)."""
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: invalid TOML: {exc}") from None
     tool = document.get("tool", {})
     if not isinstance(tool, dict):
-        raise ConfigError(f"{p}: [tool] must be a table, got {tool!r}")
+        raise ConfigError(f"{source}: [tool] must be a table, got {tool!r}")
     section = tool.get("perfgate")
     if section is None:
         if required:
-            raise ConfigError(f"{p}: no [tool.perfgate] section")
+            raise ConfigError(f"{source}: no [tool.perfgate] section")
         return GateConfig()
     if not isinstance(section, dict):
-        raise ConfigError(f"{p}: [tool.perfgate] must be a table")
-    return parse_config(section, source=str(p))
+        raise ConfigError(f"{source}: [tool.perfgate] must be a table")
+    return parse_config(section, source=source)

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from perfgate import cli_types, gate, machine, policy, render, runner, store
-from perfgate.config import GateConfig, load_config
+from perfgate.config import GateConfig, config_from_text, load_config
 from perfgate.errors import UserError
 from perfgate.secrets import redact, secret_values
 from perfgate.verdict import GateVerdict
@@ -258,10 +258,21 @@ def _resolve(repo: Path, rev: str) -> str:
 
 
 def load_gate_config(opts: GateOptions) -> GateConfig:
-    """``--config``, else the repository's pyproject.toml (required either way)."""
+    """``--config``, else ``[tool.perfgate]`` of pyproject.toml *at the base commit*.
+
+    The base is the trusted side: a pull request that loosens thresholds or blocking rules
+    in its own pyproject.toml is judged by the rules it is merging into (its change applies
+    from the next pull request on). ``--config`` reads a file as it is on disk.
+    """
     if opts.config is not None:
         return load_config(opts.config)
-    return load_config(_repo_root(opts.repo) / "pyproject.toml")
+    repo = _repo_root(opts.repo)
+    base = _resolve(repo, opts.base)
+    try:
+        text = runner.git_show(repo, base, "pyproject.toml")
+    except (runner.RunnerError, UnicodeDecodeError) as exc:
+        raise UserError(f"the gate's configuration at the base commit: {exc}") from None
+    return config_from_text(text, f"{base[:12]}:pyproject.toml")
 
 
 def _gate(opts: GateOptions, hooks: Hooks) -> render.Report:

@@ -51,6 +51,16 @@ def git_resolve(repo: Path, rev: str) -> str:
     return sha
 
 
+def git_show(repo: Path, sha: str, path: str) -> str:
+    """The text of ``path`` at commit ``sha``; a missing file is a RunnerError."""
+    proc = subprocess.run(
+        ["git", "show", f"{sha}:{path}"], cwd=repo, capture_output=True, check=False
+    )
+    if proc.returncode != 0:
+        raise RunnerError(f"{path} at {sha[:12]}: {proc.stderr.decode(errors='replace')[-300:]}")
+    return proc.stdout.decode("utf-8", errors="strict")
+
+
 def export_commit(repo: Path, sha: str, root: Path) -> Path:
     """Export the tree of ``sha`` to ``root/<sha>`` once; later calls reuse it.
 

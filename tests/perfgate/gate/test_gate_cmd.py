@@ -71,6 +71,21 @@ def test_stable_regression_blocks_and_names_case(tmp_path: Path) -> None:
     assert any(n == 1 for _, n in sides.calls)  # confirmation selected just that case
 
 
+def test_a_pull_request_cannot_loosen_its_own_gate(tmp_path: Path) -> None:
+    """The head commit slows b by 20% *and* raises default_threshold to 0.5 in its
+    pyproject.toml: the gate reads [tool.perfgate] at the base commit, so it still blocks."""
+    from gate_fakes import CONFIG
+
+    repo = make_repo(tmp_path)
+    base = commit_speed(repo, {}, "again")
+    (repo / "pyproject.toml").write_text(
+        CONFIG.replace("default_threshold = 0.05", "default_threshold = 0.5")
+    )
+    head = commit_speed(repo, {"b": {"factor": 1.2}}, "slow b, loosen the gate")
+    assert _run(repo, base, head) == 1
+    assert f"configuration: {base[:12]}:pyproject.toml" in (repo / "out" / "report.md").read_text()
+
+
 def test_improvement_passes_and_is_reported(tmp_path: Path) -> None:
     """A faster head passes (exit 0) and the improvement is confirmed and reported."""
     repo = make_repo(tmp_path)
