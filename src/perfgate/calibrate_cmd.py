@@ -33,7 +33,6 @@ from typing import Any
 import numpy as np
 
 from perfgate import compare, gate, gate_cmd, gate_rounds, machine, policy, runner, stats, store
-from perfgate.config import GateConfig
 from perfgate.errors import UserError
 from perfgate.gate_rounds import RoundLog
 from perfgate.store import CaseKey
@@ -167,7 +166,7 @@ def _calibrate(
     machine_name = opts.machine or gate.machine_id(fp)
     settings = gate_cmd.build_settings(opts, config, plan, machine_name)
     try:
-        return _calibrate_run(rounds, hooks, config, plan, fp, machine_name, settings)
+        return _calibrate_run(rounds, hooks, plan, fp, settings)
     finally:
         gate_cmd.discard_exports(settings)
 
@@ -175,12 +174,11 @@ def _calibrate(
 def _calibrate_run(
     rounds: int,
     hooks: gate_cmd.Hooks,
-    config: GateConfig,
     plan: machine.PinPlan,
     fp: machine.Fingerprint,
-    machine_name: str,
     settings: gate.GateSettings,
 ) -> tuple[Path, list[CaseFloor]]:
+    config, machine_name = settings.config, settings.machine
     hooks.register_machine(machine_name)
     measurer = gate.Measurer(settings, fp.to_dict(), hooks.side_runner)
     log = RoundLog("calibrate")

@@ -119,16 +119,20 @@ class GateConfig:
 
     def can_block(self, benchmark: str) -> bool:
         """True when *benchmark* belongs to a family that may block the merge."""
-        return any(re.search(p, benchmark) for p in self.blocking)
+        return _matches(self.blocking, benchmark)
 
     def is_higher_better(self, benchmark: str) -> bool:
         """True for benchmarks whose value is better when larger (throughput, efficiency):
         they are compared as base/head, so that a ratio above 1 always means worse."""
-        return any(re.search(p, benchmark) for p in self.higher_is_better)
+        return _matches(self.higher_is_better, benchmark)
 
     def is_compile_time(self, benchmark: str) -> bool:
         """True for compile-time tracking benchmarks (reported apart, never gated)."""
         return bool(self.compile_time) and re.search(self.compile_time, benchmark) is not None
+
+
+def _matches(patterns: tuple[str, ...], benchmark: str) -> bool:
+    return any(re.search(p, benchmark) for p in patterns)
 
 
 _TOP_KEYS = {

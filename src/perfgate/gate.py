@@ -410,9 +410,9 @@ def measure(m: Measurer, floors: Mapping[CaseKey, float], log: Callable[[str], N
     confirm = confirm_variants = None
     if confirm_log is not None:
         confirm = measured(confirm_log)
-        confirm_variants = measured(gate_rounds.variant_aligned(confirm_log, s.config.baselines))[
-            1
-        ]
+        _, confirm_variants = measured(
+            gate_rounds.variant_aligned(confirm_log, s.config.baselines)
+        )
     return Measured(
         base=base_m,
         head=head_m,
@@ -475,8 +475,13 @@ def analyse(measured: Measured, config: GateConfig, floors: Mapping[CaseKey, flo
 
 def comparable_fingerprint(fp: machine.Fingerprint) -> dict[str, Any]:
     """The comparability keys of a fingerprint as a plain dict (what must match)."""
-    data = fp.to_dict()
-    return {k: data[k] for k in machine.COMPARABILITY_KEYS}
+    return comparable(fp.to_dict())
+
+
+def comparable(fingerprint: Mapping[str, Any]) -> dict[str, Any]:
+    """The comparability keys of a fingerprint dict, e.g. one recorded in a file (a missing
+    key is None, so it differs from any recorded value)."""
+    return {k: fingerprint.get(k) for k in machine.COMPARABILITY_KEYS}
 
 
 def machine_id(fp: machine.Fingerprint) -> str:
@@ -532,14 +537,10 @@ def usable_noise_file(
     if path is None:
         return None, "noise floors: none calibrated"
     doc = store.load_json(path)
-    want = {k: fingerprint.get(k) for k in machine.COMPARABILITY_KEYS}
     recorded = doc.get("fingerprint") if isinstance(doc, dict) else None
-    got = (
-        {k: recorded.get(k) for k in machine.COMPARABILITY_KEYS}
-        if isinstance(recorded, dict)
-        else {}
-    )
-    differing = sorted(k for k in want if got.get(k) != want[k])
+    differing = policy.EnvironmentCheck(
+        comparable(recorded if isinstance(recorded, dict) else {}), comparable(fingerprint)
+    ).differing_keys
     problems = []
     if isinstance(doc, dict) and doc.get("machine") != machine_name:
         problems.append(f"calibrated for machine {doc.get('machine')!r}")

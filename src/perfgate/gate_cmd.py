@@ -40,7 +40,7 @@ from typing import Any
 from perfgate import cli_types, gate, machine, policy, render, runner, store
 from perfgate.config import GateConfig, config_from_text, load_config
 from perfgate.errors import UserError
-from perfgate.secrets import redact, secret_values
+from perfgate.secrets import redact_env
 from perfgate.verdict import GateVerdict
 
 REPORT_FILES = ("report.md", "report.html", "verdict.json")
@@ -151,10 +151,10 @@ def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
         _archive_previous(opts.report_dir)
         report = _gate(opts, hooks)
     except (UserError, runner.RunnerError, OSError) as exc:
-        hooks.log(f"error: {redact(str(exc), secret_values(os.environ))}")
+        hooks.log(f"error: {redact_env(str(exc), os.environ)}")
         report = _error_report(opts, str(exc))
     except Exception as exc:  # fail closed: a crash is an ERROR report, never a stale pass
-        hooks.log(redact(traceback.format_exc(), secret_values(os.environ)))
+        hooks.log(redact_env(traceback.format_exc(), os.environ))
         report = _error_report(opts, f"internal error: {type(exc).__name__}: {exc}")
     markdown = render.render_markdown(report)
     hooks.write(markdown)
@@ -282,7 +282,7 @@ def _gate(opts: GateOptions, hooks: Hooks) -> render.Report:
     machine_name = opts.machine or gate.machine_id(fp_start)
     s = build_settings(opts, config, plan, machine_name)
     try:
-        return _gate_run(opts, hooks, config, plan, fp_start, machine_name, s)
+        return _gate_run(opts, hooks, plan, fp_start, s)
     finally:
         discard_exports(s)
 
@@ -295,12 +295,11 @@ def discard_exports(s: gate.GateSettings) -> None:
 def _gate_run(
     opts: GateOptions,
     hooks: Hooks,
-    config: GateConfig,
     plan: machine.PinPlan,
     fp_start: machine.Fingerprint,
-    machine_name: str,
     s: gate.GateSettings,
 ) -> render.Report:
+    config, machine_name = s.config, s.machine
     hooks.log(f"base {s.base[:12]} head {s.head[:12]} machine {machine_name}; run dir {s.run_dir}")
     parity = gate.run_parity(s, gate.parity_command(config, opts.quick))
     hooks.log(f"parity: {parity.status.value}")
@@ -391,7 +390,7 @@ def _report(
 
 
 def _error_report(opts: GateOptions, message: str) -> render.Report:
-    message = redact(message, secret_values(os.environ))
+    message = redact_env(message, os.environ)
     decision = policy.GateDecision(GateVerdict.ERROR, (f"ERROR: {message}",))
     return render.Report(
         decision=decision,

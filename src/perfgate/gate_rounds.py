@@ -72,18 +72,19 @@ class RoundLog:
         other = "head" if side == "base" else "base"
         keys = {k for r in self.rounds for k in r.side(side)}
         keys -= {k for r in self.rounds for k in r.side(other)}
-        out: dict[CaseKey, Measurement] = {}
-        for key in keys:
-            runs = [r.side(side)[key] for r in self.rounds if key in r.side(side)]
-            out[key] = _measurement(key, runs)
-        return out
+        return {key: _measurement(key, self.runs(key, side)) for key in keys}
+
+    def runs(self, key: CaseKey, side: str) -> list[Samples]:
+        """The samples of ``key`` on ``side`` in every round it ran there, in order."""
+        return [r.side(side)[key] for r in self.rounds if key in r.side(side)]
 
 
-def _measurement(key: CaseKey, runs: Sequence[Samples]) -> Measurement:
+def _measurement(key: CaseKey, runs: Sequence[Samples], paired: bool = True) -> Measurement:
+    """The runs of one case on one side; ``paired=False`` pools them as independent samples."""
     if any(r is None for r in runs):
         return Measurement(key, (), failed=True)
     kept = tuple(r for r in runs if r is not None)
-    return Measurement(key, tuple(s for r in kept for s in r), rounds=kept)
+    return Measurement(key, tuple(s for r in kept for s in r), rounds=kept if paired else None)
 
 
 def samples_document(
@@ -122,17 +123,10 @@ def measurements(
     paired_base, paired_head = compare.measurements_from_samples(store.parse_samples(doc))
     base_m = {**log.one_sided("base"), **paired_base}
     head_m = {**log.one_sided("head"), **paired_head}
-    for key in log.never_paired():
-        base_m[key], head_m[key] = (_unpaired(key, log, side) for side in ("base", "head"))
+    for key in log.never_paired():  # pooled, as they never ran in the same round
+        base_m[key] = _measurement(key, log.runs(key, "base"), paired=False)
+        head_m[key] = _measurement(key, log.runs(key, "head"), paired=False)
     return base_m, head_m
-
-
-def _unpaired(key: CaseKey, log: RoundLog, side: str) -> Measurement:
-    """All of ``side``'s samples of ``key``, as independent samples (no round pairing)."""
-    runs = [r.side(side)[key] for r in log.rounds if key in r.side(side)]
-    if any(r is None for r in runs):
-        return Measurement(key, (), failed=True)
-    return Measurement(key, tuple(s for r in runs if r is not None for s in r))
 
 
 def variant_aligned(log: RoundLog, pairs: Sequence[BaselinePair]) -> RoundLog:

@@ -115,9 +115,11 @@ def fmt_ci(low: float | None, high: float | None) -> str:
     """``low–high`` (no brackets: nothing to escape); an open side shows as ``∞``."""
     if low is None or high is None or math.isnan(low) or math.isnan(high):
         return "–"
-    return f"{fmt_ratio(low) if math.isfinite(low) else '∞'}–" + (
-        fmt_ratio(high) if math.isfinite(high) else "∞"
-    )
+    return f"{_open_ratio(low)}–{_open_ratio(high)}"
+
+
+def _open_ratio(value: float) -> str:
+    return fmt_ratio(value) if math.isfinite(value) else "∞"
 
 
 def fmt_p(value: float | None) -> str:

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from perfgate.secrets import redact, secret_values, without_secrets
+from perfgate.secrets import redact_env, without_secrets
 
 _FAILED_TEST = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
 _COMPLETE = ".perfgate-export-complete"
@@ -184,9 +184,8 @@ def run_process(
     the values of those secrets are redacted from the output it returns, since output
     tails end up in reports that may be posted.
     """
-    hidden = secret_values(env)
     outcome = _run(cmd, cwd, without_secrets(env), timeout_s)
-    return replace(outcome, tail=redact(outcome.tail, hidden))
+    return replace(outcome, tail=redact_env(outcome.tail, env))
 
 
 def _run(cmd: Sequence[str], cwd: Path, env: dict[str, str], timeout_s: float) -> ProcessOutcome:

@@ -28,6 +28,11 @@ def redact(text: str, secrets: Sequence[str]) -> str:
     return text
 
 
+def redact_env(text: str, env: Mapping[str, str]) -> str:
+    """``text`` with the values of ``env``'s secrets replaced by ``***``."""
+    return redact(text, secret_values(env))
+
+
 def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
     """The values of ``env``'s secret-named variables worth redacting, longest first."""
     values = {
