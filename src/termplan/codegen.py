@@ -36,7 +36,7 @@ from termplan.errors import TermPlanError
 from termplan.flat import flat_line, flat_views
 from termplan.kernel_options import LLVM_OPTIONS, PARALLEL_OPTIONS, SERIAL_OPTIONS
 from termplan.lanes import TILE, LaneSplit, lane_line, lane_split
-from termplan.plan import ResolvedPlan, ResolvedTerm
+from termplan.plan import ResolvedPlan, ResolvedTerm, variable_stem
 from termplan.spec import ENV_STAGE, POST_STAGE, Constant, TermKind, VectorSource
 
 INDENT = "    "
@@ -104,7 +104,7 @@ def generate_source(plan: ResolvedPlan, scale_mode: ScaleMode = ScaleMode.BAKED)
 def local_name(prefix: str, term: ResolvedTerm) -> str:
     """Stable local variable name of a term's value (``r_`` reward, ``d_`` termination);
     :func:`~termplan.plan.resolve_plan` refuses two names that map to the same one."""
-    return prefix + term.name.replace(".", "__")
+    return prefix + variable_stem(term.name)
 
 
 def literal(value: float) -> str:

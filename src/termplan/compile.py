@@ -79,15 +79,16 @@ def load_source(text: str, directory: Path | None = None) -> LoadedModule:
     key = source_key(text)
     name = MODULE_PREFIX + key
     root = directory if directory is not None else cache_dir()
+    known = sys.modules.get(name)
+    imported = getattr(known, "__file__", None)
     try:
-        path, status = _place(root, text, key, name)
+        path, status = _place(root, text, key, imported)
     except OSError:
         if directory is not None:
             raise
-        path, status = _place(fallback_dir(), text, key, name)
-    known = sys.modules.get(name)
-    if known is not None and getattr(known, "__file__", None) == str(path):
-        return LoadedModule(known, path, key, CacheStatus.REUSED)
+        path, status = _place(fallback_dir(), text, key, imported)
+    if known is not None and imported == str(path):
+        return LoadedModule(known, path, key, status)
     module = _import_verified(name, path, text)
     return LoadedModule(module, path, key, status)
 
@@ -97,13 +98,13 @@ def fallback_dir() -> Path:
     return Path(tempfile.gettempdir()) / f"termplan-cache-{os.getuid()}"
 
 
-def _place(root: Path, text: str, key: str, name: str) -> tuple[Path, CacheStatus]:
-    """The verified file of ``text`` under ``root`` (written when missing or damaged)."""
+def _place(root: Path, text: str, key: str, imported: str | None) -> tuple[Path, CacheStatus]:
+    """The verified file of ``text`` under ``root`` (written when missing or damaged);
+    not read again when this process already imported the module from it (``imported``)."""
     root.mkdir(parents=True, exist_ok=True, mode=0o755)
     path = root / f"tp_{key}.py"
-    known = sys.modules.get(name)
-    if known is not None and getattr(known, "__file__", None) == str(path):
-        return path, CacheStatus.REUSED  # imported from this very file already
+    if imported == str(path):
+        return path, CacheStatus.REUSED
     return path, _ensure_file(path, text, key)
 
 

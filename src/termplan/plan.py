@@ -121,7 +121,7 @@ def resolve_plan(
     seen: dict[str, str] = {}  # generated variable stem (``.`` spelled ``__``) -> term name
     for config in configs:
         term = _resolve_term(registry, config, widths)
-        stem = term.name.replace(".", "__")
+        stem = variable_stem(term.name)
         if stem in seen:
             other = seen[stem]
             why = "duplicate name" if other == term.name else f"same generated name as {other!r}"
@@ -146,6 +146,11 @@ def resolve_plan(
         sources,
         inputs,
     )
+
+
+def variable_stem(name: str) -> str:
+    """A term name as the generated code spells it in variable names (``.`` as ``__``)."""
+    return name.replace(".", "__")
 
 
 def _resolve_term(
