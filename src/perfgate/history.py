@@ -15,7 +15,16 @@ Policy (decided per file, before anything is written):
   so a retry after a lost race is again a no-op, and asv loads both files as two runs of the
   same commit (``asv publish`` plots their mean);
 * the *metadata* files ``benchmarks.json`` (the suite description) and ``machine.json`` are
-  not results: a differing one replaces the stored one (the newest run describes the suite).
+  not results: a differing one replaces the stored one (the newest run describes the
+  machine). The suite is also kept per commit, as ``suites/<commit>.json`` (the commit the
+  run's suites were discovered at, ``--suite-ref``, default HEAD), and ``export`` writes out
+  the suite of the newest commit of the exported history (``--ref``), so the order in which
+  machines or catch-up runs append never decides which benchmarks the dashboard shows
+  (:mod:`perfgate.history_order`).
+
+``pending`` prints the commits a run on one machine should measure: the tip and the older
+first-parent commits that have no results of that machine yet (runs GitHub dropped, pushes of
+several commits), newest first, for ``asv run HASHFILE:...``.
 
 Concurrent writers race on the branch tip. A push rejected because the tip moved is retried
 on a fresh fetch with exponential backoff and jitter, a bounded number of times; every other
@@ -39,6 +48,16 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from perfgate.cli_types import positive_int
+from perfgate.history_order import (
+    check_commit,
+    check_machine,
+    commits_to_measure,
+    export_layout,
+    measured_prefixes,
+    suite_path,
+)
 
 METADATA_NAMES = frozenset({"benchmarks.json", "machine.json"})
 BOT_IDENTITY = {
@@ -259,6 +278,30 @@ def list_tree(git: Git, commit: str | None) -> dict[str, str]:
     return tree
 
 
+def resolve_commit(git: Git, ref: str, what: str) -> str:
+    """The full commit id ``ref`` names in ``git``'s repository; an error names ``what``."""
+    done = git.run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
+    if done.returncode != 0:
+        raise HistoryError(f"{what}: {ref!r} names no commit in {git.repo}")
+    return check_commit(done.stdout.decode().strip(), what)
+
+
+def first_parent_history(git: Git, ref: str, what: str, limit: int | None = None) -> list[str]:
+    """Commits of ``ref``'s first-parent chain, newest first (at most ``limit``)."""
+    commit = resolve_commit(git, ref, what)
+    count = [f"--max-count={limit}"] if limit is not None else []
+    return git.out("rev-list", "--first-parent", *count, commit).split()
+
+
+def with_suite(git: Git, files: Sequence[ResultFile], suite_ref: str) -> list[ResultFile]:
+    """``files`` plus their ``benchmarks.json`` (if any) again as ``suites/<commit>.json``."""
+    suite = [f for f in files if f.path == "benchmarks.json"]
+    if not suite:
+        return list(files)
+    path = suite_path(resolve_commit(git, suite_ref, "--suite-ref"))
+    return [*files, *(ResultFile(path, f.content, f.blob) for f in suite)]
+
+
 def build_commit(git: Git, parent: str | None, changes: Sequence[Change], message: str) -> str:
     """A commit = ``parent``'s tree plus the writing changes, built in a private index."""
     with tempfile.TemporaryDirectory(prefix="perfgate-history-") as tmp:
@@ -317,15 +360,18 @@ def append(
     sleep: Callable[[float], None] = time.sleep,
     rng: random.Random | None = None,
     before_push: Callable[[int], None] | None = None,
+    suite_ref: str = "HEAD",
 ) -> AppendReport:
     """Append the files of ``results_dir`` to ``remote``'s ``branch`` (see module docstring).
 
-    ``before_push(attempt)`` is a test seam called right before each push.
+    ``suite_ref`` names the commit whose suites the run discovered (asv discovers them at the
+    first commit it is given: the tip). ``before_push(attempt)`` is a test seam called right
+    before each push.
     """
     policy = policy or RetryPolicy()
     rng = rng or random.Random()
     git = Git(repo)
-    files = hash_files(git, results_dir, read_results_dir(results_dir))
+    files = with_suite(git, hash_files(git, results_dir, read_results_dir(results_dir)), suite_ref)
     for attempt in range(1, policy.attempts + 1):
         parent = fetch_tip(git, remote, branch)
         changes = plan_changes(list_tree(git, parent), files)
@@ -379,20 +425,23 @@ def write_new_file(path: Path, content: bytes) -> bool:
         os.unlink(tmp)
 
 
-def export(repo: Path, remote: str, branch: str, dest: Path) -> dict[str, str]:
+def export(repo: Path, remote: str, branch: str, dest: Path, ref: str = "HEAD") -> dict[str, str]:
     """Copy the branch's files into ``dest`` (for ``asv publish``); path -> status.
 
-    Missing files are written; existing ones are never overwritten: ``same`` when equal,
-    ``kept-local`` when they differ (the local run is the newer one).
+    ``benchmarks.json`` is the suite of the newest commit of ``ref``'s first-parent history
+    that has one (``suites/`` itself is not copied). Missing files are written; existing ones
+    are never overwritten: ``same`` when equal, ``kept-local`` when they differ (the local run
+    is the newer one).
     """
     git = Git(repo)
+    history = first_parent_history(git, ref, "--ref")
     tip = fetch_tip(git, remote, branch)
     if tip is None:
         raise HistoryError(f"{redact(remote)} has no branch {branch!r} to export")
-    tree = list_tree(git, tip)
-    paths = sorted(tree)
+    layout = export_layout(list_tree(git, tip), history)
+    paths = sorted(layout)
     status = {}
-    for path, content in zip(paths, read_blobs(git, [tree[p] for p in paths]), strict=True):
+    for path, content in zip(paths, read_blobs(git, [layout[p] for p in paths]), strict=True):
         target = dest / path
         if write_new_file(target, content):
             status[path] = "written"
@@ -401,38 +450,81 @@ def export(repo: Path, remote: str, branch: str, dest: Path) -> dict[str, str]:
     return status
 
 
+def pending(
+    repo: Path, remote: str, branch: str, machine: str, ref: str = "HEAD", max_commits: int = 1
+) -> list[str]:
+    """Commits a run of ``machine`` for ``ref`` should measure, newest first.
+
+    ``ref`` itself, then its first-parent ancestors without a result file of ``machine`` on
+    the branch, back to the newest measured one, ``max_commits`` in all at most
+    (:func:`perfgate.history_order.commits_to_measure`). No branch yet: nothing is measured.
+    """
+    check_machine(machine)
+    git = Git(repo)
+    history = first_parent_history(git, ref, "--ref", limit=max_commits)
+    tip = fetch_tip(git, remote, branch)
+    measured = measured_prefixes(list_tree(git, tip), machine)
+    return commits_to_measure(history, measured, max_commits)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m perfgate.history", description=__doc__)
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     sub = parser.add_subparsers(dest="command", required=True)
-    for name, text in (("append", "append a results dir"), ("export", "write the branch out")):
+    commands = (
+        ("append", "append a results dir"),
+        ("export", "write the branch out"),
+        ("pending", "print the commits a run should measure, newest first"),
+    )
+    for name, text in commands:
         p = sub.add_parser(name, help=text)
         p.add_argument("--repo", type=Path, default=Path("."), help="git repository (default .)")
         p.add_argument("--remote", default="origin", help="remote name or URL (default origin)")
         p.add_argument("--branch", default="perf-results", help="history branch")
-    append_p, export_p = sub.choices["append"], sub.choices["export"]
+    append_p, export_p, pending_p = (sub.choices[name] for name, _ in commands)
     append_p.add_argument("--results", type=Path, default=Path(".asv/results"))
     append_p.add_argument("--attempts", type=int, default=RetryPolicy.attempts)
     append_p.add_argument("--retry-delay", type=float, default=RetryPolicy.base_delay)
+    append_p.add_argument(
+        "--suite-ref", default="HEAD", help="commit the run discovered its suites at (HEAD)"
+    )
     export_p.add_argument("--dest", type=Path, default=Path(".asv/results"))
+    export_p.add_argument("--ref", default="HEAD", help="history whose newest suite is used")
+    pending_p.add_argument("--machine", required=True, help="asv machine name")
+    pending_p.add_argument("--ref", default="HEAD", help="the commit the run is for (HEAD)")
+    pending_p.add_argument("--max-commits", type=positive_int, default=1, help="cap (default 1)")
     return parser
+
+
+def _run(args: argparse.Namespace) -> None:
+    """Carry out one parsed command, printing its outcome on stdout."""
+    if args.command == "append":
+        policy = RetryPolicy(args.attempts, args.retry_delay, max(30.0, args.retry_delay))
+        report = append(
+            args.repo, args.results, args.remote, args.branch, policy, suite_ref=args.suite_ref
+        )
+        for change in report.changes:
+            print(f"{change.action.value:12} {change.target}")
+        where = f"{redact(args.remote)}/{args.branch}"
+        done = f"pushed {report.commit}" if report.commit else "nothing new"
+        print(f"{done} to {where} (attempts: {report.attempts})")
+    elif args.command == "export":
+        for path, state in export(
+            args.repo, args.remote, args.branch, args.dest, args.ref
+        ).items():
+            print(f"{state:10} {path}")
+    else:
+        commits = pending(
+            args.repo, args.remote, args.branch, args.machine, args.ref, args.max_commits
+        )
+        print("\n".join(commits))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """CLI entry point; returns the exit code (0 ok, 1 error, 2 usage)."""
     args = _parser().parse_args(argv)
     try:
-        if args.command == "append":
-            policy = RetryPolicy(args.attempts, args.retry_delay, max(30.0, args.retry_delay))
-            report = append(args.repo, args.results, args.remote, args.branch, policy)
-            for change in report.changes:
-                print(f"{change.action.value:12} {change.target}")
-            where = f"{redact(args.remote)}/{args.branch}"
-            done = f"pushed {report.commit}" if report.commit else "nothing new"
-            print(f"{done} to {where} (attempts: {report.attempts})")
-        else:
-            for path, state in export(args.repo, args.remote, args.branch, args.dest).items():
-                print(f"{state:10} {path}")
+        _run(args)
     except (HistoryError, ValueError) as exc:
         print(f"error: {redact(str(exc))}", file=sys.stderr)
         return 1

@@ -226,6 +226,11 @@ def test_perf_history_design() -> None:
     jobs = workflow["jobs"]
     assert "${{ matrix.machine }}" in jobs["bench"]["runs-on"]
     assert any("ci/append-results.sh" in str(s.get("run")) for s in jobs["bench"]["steps"])
+    run = next(str(s["run"]) for s in jobs["bench"]["steps"] if "asv run" in str(s.get("run")))
+    # catch-up: the commits come from `pending` (this commit first: asv discovers the suites
+    # at the first hash, and append names the suite after HEAD)
+    assert '--ref "$GITHUB_SHA"' in run and '"HASHFILE:$hashes"' in run
+    assert run.index("perfgate.history pending") < run.index("asv run")
     assert any("asv publish" in str(s.get("run")) for s in jobs["publish"]["steps"])
     deploy = jobs["deploy"]
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
