@@ -56,7 +56,9 @@ def add_parser(subparsers: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--base", required=True, help="base revision (any git revision)")
+    p.add_argument(
+        "--base", required=True, help="base revision (compared at its merge base with --head)"
+    )
     p.add_argument("--head", required=True, help="head revision (any git revision)")
     add_measurement_args(p, quick_help="quick grid and parity subset")
     p.add_argument(
@@ -223,7 +225,7 @@ def build_settings(
     """Resolve revisions, export both commits and fix the selection, budget and run folder."""
     repo = _repo_root(opts.repo)
     work = opts.work_dir or repo / gate.WORK_DIR
-    base = _resolve(repo, opts.base)
+    base = resolve_base(repo, opts)
     head = _resolve(repo, opts.head)
     template = repo / "asv.conf.json"
     stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
@@ -257,6 +259,36 @@ def _resolve(repo: Path, rev: str) -> str:
         raise UserError(str(exc)) from None
 
 
+def resolve_base(repo: Path, opts: GateOptions) -> str:
+    """The commit the head is compared against: the merge base of ``--base`` and ``--head``.
+
+    A ``--base`` that moved on after the head branched off (``--base main`` a week later)
+    would charge the pull request with every change made on main since; the merge base is
+    what the pull request changes. Equal to ``--base`` whenever that is an ancestor.
+    """
+    given, head = _resolve(repo, opts.base), _resolve(repo, opts.head)
+    try:
+        base = runner.git_merge_base(repo, given, head)
+    except runner.RunnerError as exc:
+        raise UserError(str(exc)) from None
+    if base is None:
+        raise UserError(
+            f"--base {opts.base!r} and --head {opts.head!r} share no history: nothing to compare"
+        )
+    return base
+
+
+def base_note(repo: Path, opts: GateOptions, base: str) -> str | None:
+    """A report line when the gate compares against a merge base instead of ``--base``."""
+    given = _resolve(repo, opts.base)
+    if given == base:
+        return None
+    return (
+        f"base: {base[:12]}, the merge base of --base {opts.base} ({given[:12]}) and the head; "
+        "the changes on --base since then are not the pull request's"
+    )
+
+
 def load_gate_config(opts: GateOptions) -> GateConfig:
     """``--config``, else ``[tool.perfgate]`` of pyproject.toml *at the base commit*.
 
@@ -267,7 +299,7 @@ def load_gate_config(opts: GateOptions) -> GateConfig:
     if opts.config is not None:
         return load_config(opts.config)
     repo = _repo_root(opts.repo)
-    base = _resolve(repo, opts.base)
+    base = resolve_base(repo, opts)
     try:
         text = runner.git_show(repo, base, "pyproject.toml")
     except (runner.RunnerError, UnicodeDecodeError) as exc:
@@ -301,11 +333,12 @@ def _gate_run(
 ) -> render.Report:
     config, machine_name = s.config, s.machine
     hooks.log(f"base {s.base[:12]} head {s.head[:12]} machine {machine_name}; run dir {s.run_dir}")
+    moved = base_note(s.repo, opts, s.base)
     parity = gate.run_parity(s, gate.parity_command(config, opts.quick))
     hooks.log(f"parity: {parity.status.value}")
     if parity.status is not policy.ParityStatus.PASSED:
         decision = policy.parity_failure_decision(parity)
-        return _report(opts, s, decision, None, parity, None, ())
+        return _report(opts, s, decision, None, parity, None, [moved] if moved else [])
     hooks.register_machine(machine_name)
     noise_file, noise_note = gate.usable_noise_file(
         s.run_dir.parent.parent, machine_name, fp_start.to_dict(), config.min_samples
@@ -324,7 +357,7 @@ def _gate_run(
         analysis.rows, analysis.variants, config,
         parity=parity, parity_required=True, environment=environment,
     )  # fmt: skip
-    notes = _notes(s, measured, noise_note, plan)
+    notes = (*_notes(s, measured, noise_note, plan), *([moved] if moved else []))
     return _report(opts, s, decision, analysis, parity, environment, notes)
 
 

@@ -51,6 +51,19 @@ def git_resolve(repo: Path, rev: str) -> str:
     return sha
 
 
+def git_merge_base(repo: Path, a: str, b: str) -> str | None:
+    """The best common ancestor of commits ``a`` and ``b``; None when they share no history."""
+    proc = subprocess.run(
+        ["git", "merge-base", a, b], cwd=repo, capture_output=True, text=True, check=False
+    )
+    sha = proc.stdout.strip()
+    if proc.returncode == 1 and not sha:
+        return None
+    if proc.returncode != 0 or not re.fullmatch(r"[0-9a-f]{40}", sha):
+        raise RunnerError(f"git merge-base {a[:12]} {b[:12]} in {repo}: {proc.stderr.strip()}")
+    return sha
+
+
 def git_show(repo: Path, sha: str, path: str) -> str:
     """The text of ``path`` at commit ``sha``; a missing file is a RunnerError."""
     proc = subprocess.run(

@@ -86,6 +86,36 @@ def test_a_pull_request_cannot_loosen_its_own_gate(tmp_path: Path) -> None:
     assert f"configuration: {base[:12]}:pyproject.toml" in (repo / "out" / "report.md").read_text()
 
 
+def test_a_base_that_moved_on_is_compared_at_the_merge_base(tmp_path: Path) -> None:
+    """main got 40% faster after the branch forked: `--base main` compares the head with the
+    fork point (the pull request changed nothing), and the report says so."""
+    from gate_fakes import git
+
+    repo = make_repo(tmp_path)
+    fork = commit_speed(repo, {}, "fork point")
+    git(repo, "checkout", "-qb", "feature")
+    head = commit_speed(repo, {}, "no speed change")
+    git(repo, "checkout", "-q", "main")
+    commit_speed(repo, {"a": {"factor": 0.6}}, "main: a faster")
+    assert _run(repo, "main", head) == 0
+    verdict = _verdict(repo)
+    assert verdict["base"] == fork
+    report = (repo / "out" / "report.md").read_text()
+    assert f"the merge base of --base main ({git(repo, 'rev-parse', 'main')[:12]})" in report
+    assert _run(repo, fork, head) == 0  # an ancestor is used as given, with no note
+    assert "merge base" not in (repo / "out" / "report.md").read_text()
+
+
+def test_a_base_with_no_common_history_is_an_error(tmp_path: Path) -> None:
+    from gate_fakes import git
+
+    repo = make_repo(tmp_path)
+    git(repo, "checkout", "-q", "--orphan", "other")
+    other = commit_speed(repo, {}, "unrelated root")
+    assert _run(repo, "main", other) == 3
+    assert "share no history" in _verdict(repo)["reasons"][0]
+
+
 def test_improvement_passes_and_is_reported(tmp_path: Path) -> None:
     """A faster head passes (exit 0) and the improvement is confirmed and reported."""
     repo = make_repo(tmp_path)
