@@ -51,6 +51,8 @@ bench: $(STAMP)  ## hot-slice benchmark figures (JSON)
 	$(PY) -m termplan.bench hot --task g1_walk --profile sac_default --num-envs 2048,65536 \
 		--threads 1,2 --paths numpy,handwritten,assembled --json
 
+# asv.conf.json with the commit links set to this repository (ci/dashboard_conf.py; git-ignored)
+DASHBOARD_CONF := .asv.conf.dashboard.json
 dashboard: $(STAMP)  ## static asv dashboard in .asv/html (perf-results branch + local results)
 	@status=0; git remote get-url origin >/dev/null 2>&1 || status=2; \
 	if [ $$status -eq 0 ]; then \
@@ -61,7 +63,8 @@ dashboard: $(STAMP)  ## static asv dashboard in .asv/html (perf-results branch +
 	2) echo "dashboard: no perf-results branch on origin; local results only" ;; \
 	*) echo "dashboard: cannot read origin (git ls-remote exit $$status)" >&2; exit 1 ;; \
 	esac
-	$(VENV)/bin/asv publish
+	$(PY) ci/dashboard_conf.py $(DASHBOARD_CONF)
+	$(VENV)/bin/asv publish --config $(DASHBOARD_CONF)
 	$(PY) ci/dashboard_assets.py .asv/html
 	test -s .asv/html/index.html && test -s .asv/html/regressions.json && test -s .asv/html/vendor/jquery.min.js
 	@echo "dashboard: .asv/html (serve: $(PY) -m http.server -d .asv/html)"
@@ -77,4 +80,4 @@ bench-collector: $(STAMP)  ## collector active window, all paths, N=512, both ta
 	$(PY) -m termplan.bench collector --task motion_tracking --num-envs 512 --steps 100 --warmup 10 --json
 
 clean:  ## remove caches and the virtualenv
-	rm -rf $(VENV) .cache .asv/html .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .cache .asv/html $(DASHBOARD_CONF) .mypy_cache .pytest_cache .ruff_cache
