@@ -252,6 +252,10 @@ def build_settings(
     )
 
 
+#: Changed benchmark files named in the report; the rest are counted.
+MAX_NAMED_FILES = 8
+
+
 def _resolve(repo: Path, rev: str) -> str:
     try:
         return runner.git_resolve(repo, rev)
@@ -333,12 +337,12 @@ def _gate_run(
 ) -> render.Report:
     config, machine_name = s.config, s.machine
     hooks.log(f"base {s.base[:12]} head {s.head[:12]} machine {machine_name}; run dir {s.run_dir}")
-    moved = base_note(s.repo, opts, s.base)
+    changes = change_notes(opts, s)
     parity = gate.run_parity(s, gate.parity_command(config, opts.quick))
     hooks.log(f"parity: {parity.status.value}")
     if parity.status is not policy.ParityStatus.PASSED:
         decision = policy.parity_failure_decision(parity)
-        return _report(opts, s, decision, None, parity, None, [moved] if moved else [])
+        return _report(opts, s, decision, None, parity, None, changes)
     hooks.register_machine(machine_name)
     noise_file, noise_note = gate.usable_noise_file(
         s.run_dir.parent.parent, machine_name, fp_start.to_dict(), config.min_samples
@@ -357,8 +361,36 @@ def _gate_run(
         analysis.rows, analysis.variants, config,
         parity=parity, parity_required=True, environment=environment,
     )  # fmt: skip
-    notes = (*_notes(s, measured, noise_note, plan), *([moved] if moved else []))
+    notes = (*_notes(s, measured, noise_note, plan), *changes)
     return _report(opts, s, decision, analysis, parity, environment, notes)
+
+
+def change_notes(opts: GateOptions, s: gate.GateSettings) -> tuple[str, ...]:
+    """Report lines on what is compared: a merge base used for ``--base``, and benchmark
+    files of this checkout (both sides run them, as asv does) that differ from the base's.
+
+    A pull request that edits a blocking benchmark changes what both sides measure; the
+    gate still runs it, and says so where the reviewer reads the verdict.
+    """
+    notes = []
+    moved = base_note(s.repo, opts, s.base)
+    if moved:
+        notes.append(moved)
+    try:
+        changed = runner.git_changed_files(s.repo, s.base, s.benchmark_dir)
+    except (runner.RunnerError, ValueError) as exc:
+        notes.append(f"suites: not compared with the base commit's ({exc})")
+        return tuple(notes)
+    if changed:
+        shown = ", ".join(changed[:MAX_NAMED_FILES])
+        more = (
+            f" and {len(changed) - MAX_NAMED_FILES} more" if len(changed) > MAX_NAMED_FILES else ""
+        )
+        notes.append(
+            f"suites: both sides ran this checkout's benchmarks, which differ from the base "
+            f"commit's in {shown}{more}: review those changes with these results"
+        )
+    return tuple(notes)
 
 
 def _notes(

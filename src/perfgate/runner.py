@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -62,6 +63,25 @@ def git_merge_base(repo: Path, a: str, b: str) -> str | None:
     if proc.returncode != 0 or not re.fullmatch(r"[0-9a-f]{40}", sha):
         raise RunnerError(f"git merge-base {a[:12]} {b[:12]} in {repo}: {proc.stderr.strip()}")
     return sha
+
+
+def git_changed_files(repo: Path, sha: str, path: Path) -> list[str]:
+    """Files under ``path`` whose working-tree state differs from commit ``sha`` (untracked too).
+
+    Paths are relative to ``repo``, sorted; a git failure is a RunnerError.
+    """
+    where = path.resolve().relative_to(repo.resolve()).as_posix()
+    commands = (
+        ["git", "diff", "--name-only", "--no-renames", sha, "--", where],
+        ["git", "ls-files", "--others", "--exclude-standard", "--", where],
+    )
+    found: set[str] = set()
+    for command in commands:
+        proc = subprocess.run(command, cwd=repo, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise RunnerError(f"{shlex.join(command[:2])} in {repo}: {proc.stderr.strip()[-300:]}")
+        found.update(line for line in proc.stdout.splitlines() if line)
+    return sorted(found)
 
 
 def git_show(repo: Path, sha: str, path: str) -> str:

@@ -116,6 +116,24 @@ def test_a_base_with_no_common_history_is_an_error(tmp_path: Path) -> None:
     assert "share no history" in _verdict(repo)["reasons"][0]
 
 
+def test_benchmarks_changed_since_the_base_are_named_in_the_report(tmp_path: Path) -> None:
+    """Both sides run this checkout's suites; files that differ from the base's (committed
+    or not, untracked too) are listed for the reviewer. Unchanged suites: no such line."""
+    repo = make_repo(tmp_path)
+    base = commit_speed(repo, {}, "again")
+    assert _run(repo, base, "HEAD") == 0
+    assert "suites:" not in (repo / "out" / "report.md").read_text()
+    (repo / "benchmarks" / "__init__.py").write_text("# edited\n")
+    head = commit_speed(repo, {}, "edit a suite")
+    (repo / "benchmarks" / "bench_new.py").write_text("")  # untracked
+    (repo / "unrelated.txt").write_text("")
+    assert _run(repo, base, head) == 0
+    report = (repo / "out" / "report.md").read_text().replace("\\_", "_")  # markdown escapes
+    line = next(ln for ln in report.splitlines() if "suites:" in ln)
+    assert "benchmarks/__init__.py" in line and "benchmarks/bench_new.py" in line
+    assert "unrelated.txt" not in line
+
+
 def test_improvement_passes_and_is_reported(tmp_path: Path) -> None:
     """A faster head passes (exit 0) and the improvement is confirmed and reported."""
     repo = make_repo(tmp_path)
