@@ -146,7 +146,8 @@ apt-get install -y numactl git make python3-venv
 # 3. As root: run the runner service as $RUNNER_USER, one job at a time.
 ./svc.sh install $RUNNER_USER && ./svc.sh start
 # perf-gate.yml selects [self-hosted, linux, x64, perf-pinned]; perf-history.yml adds the
-# per-machine label (perf-$(hostname -s)) so each machine keeps its own history.
+# per-machine label (perf-$(hostname -s)) so each machine keeps its own history: list every
+# machine's label in the repository variable PERF_MACHINES, e.g. ["perf-$(hostname -s)"].
 EOF
 }
 
