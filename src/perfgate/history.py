@@ -56,6 +56,7 @@ from perfgate.history_order import (
     commits_to_measure,
     export_layout,
     measured_prefixes,
+    suite_blobs,
     suite_path,
 )
 
@@ -431,23 +432,48 @@ def export(repo: Path, remote: str, branch: str, dest: Path, ref: str = "HEAD") 
     ``benchmarks.json`` is the suite of the newest commit of ``ref``'s first-parent history
     that has one (``suites/`` itself is not copied). Missing files are written; existing ones
     are never overwritten: ``same`` when equal, ``kept-local`` when they differ (the local run
-    is the newer one).
+    is the newer one). The one exception is a ``benchmarks.json`` that an earlier export
+    wrote (its content is a suite stored on the branch): it is ``replaced`` by the chosen one,
+    or a second export would keep publishing the first one's suite.
     """
     git = Git(repo)
     history = first_parent_history(git, ref, "--ref")
     tip = fetch_tip(git, remote, branch)
     if tip is None:
         raise HistoryError(f"{redact(remote)} has no branch {branch!r} to export")
-    layout = export_layout(list_tree(git, tip), history)
+    tree = list_tree(git, tip)
+    layout = export_layout(tree, history)
     paths = sorted(layout)
     status = {}
     for path, content in zip(paths, read_blobs(git, [layout[p] for p in paths]), strict=True):
         target = dest / path
         if write_new_file(target, content):
             status[path] = "written"
+        elif target.read_bytes() == content:
+            status[path] = "same"
+        elif path == "benchmarks.json" and _blob_id(git, target) in suite_blobs(tree):
+            replace_file(target, content)  # an earlier export's suite, not a local run's
+            status[path] = "replaced"
         else:
-            status[path] = "same" if target.read_bytes() == content else "kept-local"
+            status[path] = "kept-local"
     return status
+
+
+def _blob_id(git: Git, path: Path) -> str:
+    """The git blob id of a file's content (not written to the object store)."""
+    return git.out("hash-object", "--", str(path.resolve()))
+
+
+def replace_file(path: Path, content: bytes) -> None:
+    """Write ``path`` atomically, replacing it (metadata only: results are never replaced)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 def pending(

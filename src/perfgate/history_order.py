@@ -119,3 +119,11 @@ def export_layout(tree: Mapping[str, str], history: Sequence[str]) -> dict[str, 
     if chosen is not None:
         layout["benchmarks.json"] = tree[chosen]
     return layout
+
+
+def suite_blobs(tree: Mapping[str, str]) -> set[str]:
+    """Blob ids of every suite description on the branch (``suites/`` and the top level)."""
+    blobs = {tree[p] for p in stored_suites(tree).values()}
+    if "benchmarks.json" in tree:
+        blobs.add(tree["benchmarks.json"])
+    return blobs

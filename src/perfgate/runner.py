@@ -52,13 +52,33 @@ def git_resolve(repo: Path, rev: str) -> str:
     return sha
 
 
+def is_shallow(repo: Path) -> bool:
+    """True when ``repo`` is a shallow clone (its history is cut off)."""
+    proc = subprocess.run(
+        ["git", "rev-parse", "--is-shallow-repository"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return proc.stdout.strip() == "true"
+
+
 def git_merge_base(repo: Path, a: str, b: str) -> str | None:
-    """The best common ancestor of commits ``a`` and ``b``; None when they share no history."""
+    """The best common ancestor of commits ``a`` and ``b``; None when they share no history.
+
+    A shallow clone that cut the common history off is a RunnerError saying so.
+    """
     proc = subprocess.run(
         ["git", "merge-base", a, b], cwd=repo, capture_output=True, text=True, check=False
     )
     sha = proc.stdout.strip()
     if proc.returncode == 1 and not sha:
+        if is_shallow(repo):
+            raise RunnerError(
+                f"no merge base of {a[:12]} and {b[:12]} in the shallow clone {repo}: "
+                "fetch the full history (actions/checkout fetch-depth: 0, git fetch --unshallow)"
+            )
         return None
     if proc.returncode != 0 or not re.fullmatch(r"[0-9a-f]{40}", sha):
         raise RunnerError(f"git merge-base {a[:12]} {b[:12]} in {repo}: {proc.stderr.strip()}")
@@ -71,16 +91,17 @@ def git_changed_files(repo: Path, sha: str, path: Path) -> list[str]:
     Paths are relative to ``repo``, sorted; a git failure is a RunnerError.
     """
     where = path.resolve().relative_to(repo.resolve()).as_posix()
-    commands = (
-        ["git", "diff", "--name-only", "--no-renames", sha, "--", where],
-        ["git", "ls-files", "--others", "--exclude-standard", "--", where],
+    commands = (  # -z: names as they are (no C quoting of non-ASCII, quotes, newlines)
+        ["git", "diff", "-z", "--name-only", "--no-renames", sha, "--", where],
+        ["git", "ls-files", "-z", "--others", "--exclude-standard", "--", where],
     )
     found: set[str] = set()
     for command in commands:
-        proc = subprocess.run(command, cwd=repo, capture_output=True, text=True, check=False)
+        proc = subprocess.run(command, cwd=repo, capture_output=True, check=False)
         if proc.returncode != 0:
-            raise RunnerError(f"{shlex.join(command[:2])} in {repo}: {proc.stderr.strip()[-300:]}")
-        found.update(line for line in proc.stdout.splitlines() if line)
+            message = proc.stderr.decode(errors="replace").strip()[-300:]
+            raise RunnerError(f"{shlex.join(command[:2])} in {repo}: {message}")
+        found.update(name for name in proc.stdout.decode(errors="replace").split("\0") if name)
     return sorted(found)
 
 

@@ -226,11 +226,21 @@ def test_perf_history_design() -> None:
     jobs = workflow["jobs"]
     assert "${{ matrix.machine }}" in jobs["bench"]["runs-on"]
     assert any("ci/append-results.sh" in str(s.get("run")) for s in jobs["bench"]["steps"])
-    run = next(str(s["run"]) for s in jobs["bench"]["steps"] if "asv run" in str(s.get("run")))
+    steps = jobs["bench"]["steps"]
+    runs = [str(s.get("run")) for s in steps]
+    at = {key: next(k for k, r in enumerate(runs) if key in r) for key in ("pending", "asv run")}
     # catch-up: the commits come from `pending` (this commit first: asv discovers the suites
     # at the first hash, and append names the suite after HEAD)
-    assert '--ref "$GITHUB_SHA"' in run and '"HASHFILE:$hashes"' in run
-    assert run.index("perfgate.history pending") < run.index("asv run")
+    assert at["pending"] < at["asv run"] and '--ref "$GITHUB_SHA"' in runs[at["pending"]]
+    assert "HASHFILE:$RUNNER_TEMP/perf-history-hashes.txt" in runs[at["asv run"]]
+    # the write token never reaches pip, the builds or the benchmarks
+    for k, step in enumerate(steps):
+        if "make venv" in runs[k] or "asv run" in runs[k]:
+            assert "GITHUB_TOKEN" not in json.dumps(step) and "GIT_CONFIG" not in runs[k]
+    # a failed benchmark (asv exit 2) still appends, then fails the job
+    append_at = next(k for k, r in enumerate(runs) if "ci/append-results.sh" in r)
+    assert at["asv run"] < append_at and "|| status=$?" in runs[at["asv run"]]
+    assert "asv-status" in str(steps[-1].get("if"))
     assert any("asv publish" in str(s.get("run")) for s in jobs["publish"]["steps"])
     deploy = jobs["deploy"]
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}

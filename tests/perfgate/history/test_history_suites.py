@@ -134,3 +134,22 @@ def test_pending_cli_prints_one_commit_per_line(project: tuple[Path, list[str]])
     for bad in (["--machine", "m1", "--max-commits", "0"], ["--max-commits", "2"]):
         usage = subprocess.run([*base, *bad], capture_output=True, text=True)
         assert usage.returncode == 2
+
+
+def test_a_second_export_replaces_the_first_exports_suite_but_keeps_a_local_runs(
+    tmp_path: Path, project: tuple[Path, list[str]]
+) -> None:
+    """`make dashboard` exports into the same folder every time: the suite an earlier export
+    wrote gives way to the newer history's; one written by a local asv run is kept."""
+    repo, c = project
+    append(repo, run_dir(tmp_path / "old", [c[1]], "s1"), "origin", BRANCH, FAST, suite_ref=c[1])
+    dest = tmp_path / "out"
+    export(repo, "origin", BRANCH, dest)
+    append(repo, run_dir(tmp_path / "new", [c[3]], "s3"), "origin", BRANCH, FAST, suite_ref=c[3])
+    assert export(repo, "origin", BRANCH, dest)["benchmarks.json"] == "replaced"
+    assert json.loads((dest / "benchmarks.json").read_text())["suite"] == "s3"
+    assert not list(dest.rglob("*.tmp"))
+
+    (dest / "benchmarks.json").write_text(json.dumps({"version": 2, "suite": "local run"}))
+    assert export(repo, "origin", BRANCH, dest)["benchmarks.json"] == "kept-local"
+    assert json.loads((dest / "benchmarks.json").read_text())["suite"] == "local run"

@@ -15,6 +15,8 @@ from perfgate.runner import (
     asv_command,
     asv_environment,
     export_commit,
+    git_changed_files,
+    git_merge_base,
     git_resolve,
     parse_failing_tests,
     run_parity,
@@ -55,6 +57,48 @@ def test_resolve_and_unknown(repo: Path) -> None:
     assert len(sha) == 40
     with pytest.raises(RunnerError, match="unknown revision 'nope'"):
         git_resolve(repo, "nope")
+
+
+def test_changed_files_are_named_as_they_are(repo: Path) -> None:
+    """Committed, uncommitted and untracked changes under one folder, names unquoted."""
+    base = git_resolve(repo, "HEAD")
+    (repo / "src" / "pkg" / "b\u00e9nch.py").write_text("")
+    (repo / "src" / "pkg" / 'with space "q".py').write_text("")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "two")
+    (repo / "src" / "pkg" / "__init__.py").write_text("VALUE = 2\n")
+    (repo / "src" / "pkg" / "new.py").write_text("")
+    (repo / "tests" / "test_two.py").write_text("")
+    assert git_changed_files(repo, base, repo / "src") == [
+        "src/pkg/__init__.py",
+        "src/pkg/b\u00e9nch.py",
+        "src/pkg/new.py",
+        'src/pkg/with space "q".py',
+    ]
+    assert git_changed_files(repo, "HEAD", repo / "src" / "pkg") == [
+        "src/pkg/__init__.py",
+        "src/pkg/new.py",
+    ]
+    with pytest.raises(RunnerError, match="git diff"):
+        git_changed_files(repo, "0" * 40, repo / "src")
+
+
+def test_merge_base_in_a_shallow_clone_says_so(repo: Path, tmp_path: Path) -> None:
+    """A cut-off history is not "no common history": the error says to fetch it."""
+    fork = git_resolve(repo, "HEAD")
+    _git(repo, "checkout", "-qb", "feature")
+    _git(repo, "commit", "-q", "--allow-empty", "-m", "feature")
+    _git(repo, "checkout", "-q", "main")
+    _git(repo, "commit", "-q", "--allow-empty", "-m", "main moves on")
+    assert git_merge_base(repo, "main", "feature") == fork
+    shallow = tmp_path / "shallow"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", "--no-single-branch", repo.as_uri(), str(shallow)],
+        check=True,
+    )
+    main, feature = git_resolve(shallow, "origin/main"), git_resolve(shallow, "origin/feature")
+    with pytest.raises(RunnerError, match="shallow clone"):
+        git_merge_base(shallow, main, feature)
 
 
 def test_export_is_complete_and_reused(repo: Path, tmp_path: Path) -> None:
