@@ -8,24 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from history_fakes import git
 
 from perfgate.history import Action, HistoryError, RetryPolicy, append, export, renamed_path
 
 FAST = RetryPolicy(attempts=20, base_delay=0.05, max_delay=0.5)
 BRANCH = "perf-results"
-
-
-@pytest.fixture(autouse=True)
-def _git_identity(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in ("GIT_AUTHOR", "GIT_COMMITTER"):
-        monkeypatch.setenv(f"{key}_NAME", "tester")
-        monkeypatch.setenv(f"{key}_EMAIL", "tester@example.invalid")
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=True)
-    return done.stdout.decode().strip()
 
 
 @pytest.fixture

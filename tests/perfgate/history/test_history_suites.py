@@ -12,24 +12,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from history_fakes import git
 
 from perfgate.history import HistoryError, RetryPolicy, append, export, pending
 
 FAST = RetryPolicy(attempts=5, base_delay=0.01, max_delay=0.1)
 BRANCH = "perf-results"
-
-
-@pytest.fixture(autouse=True)
-def _git_identity(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in ("GIT_AUTHOR", "GIT_COMMITTER"):
-        monkeypatch.setenv(f"{key}_NAME", "tester")
-        monkeypatch.setenv(f"{key}_EMAIL", "tester@example.invalid")
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=True)
-    return done.stdout.decode().strip()
 
 
 @pytest.fixture
