@@ -268,7 +268,10 @@ def resolve_base(repo: Path, opts: GateOptions) -> str:
 
     A ``--base`` that moved on after the head branched off (``--base main`` a week later)
     would charge the pull request with every change made on main since; the merge base is
-    what the pull request changes. Equal to ``--base`` whenever that is an ancestor.
+    what the pull request changes. Equal to ``--base`` whenever that is an ancestor. A head
+    that is an ancestor of ``--base`` (already merged, or the arguments swapped) is refused:
+    it would be measured against itself and pass. ``--base`` equal to ``--head`` is the A/A
+    run of ``make gate``.
     """
     given, head = _resolve(repo, opts.base), _resolve(repo, opts.head)
     try:
@@ -278,6 +281,11 @@ def resolve_base(repo: Path, opts: GateOptions) -> str:
     if base is None:
         raise UserError(
             f"--base {opts.base!r} and --head {opts.head!r} share no history: nothing to compare"
+        )
+    if base == head != given:
+        raise UserError(
+            f"--head {opts.head!r} is an ancestor of --base {opts.base!r}: the head adds nothing "
+            "to compare (pass the commit the head branched from as --base)"
         )
     return base
 

@@ -106,6 +106,15 @@ def test_a_base_that_moved_on_is_compared_at_the_merge_base(tmp_path: Path) -> N
     assert "merge base" not in (repo / "out" / "report.md").read_text()
 
 
+def test_a_head_already_in_the_base_is_an_error(tmp_path: Path) -> None:
+    """Arguments swapped (or the head merged long ago): refused, not a head-vs-head pass."""
+    repo = make_repo(tmp_path)
+    old = commit_speed(repo, {}, "old")
+    commit_speed(repo, {"a": {"factor": 2.0}}, "newer")
+    assert _run(repo, "HEAD", old) == 3
+    assert "is an ancestor of --base" in _verdict(repo)["reasons"][0]
+
+
 def test_a_base_with_no_common_history_is_an_error(tmp_path: Path) -> None:
     from gate_fakes import git
 
