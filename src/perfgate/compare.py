@@ -411,19 +411,34 @@ def _apply_confirmation(
             rows[key] = replace(rows[key], note="confirmed by re-run")
             continue
         again = confirm.get(key) if confirm is not None else None
-        if again is not None and (again.head is None or again.head.failed):
-            # a crash (or a vanished case) at head in the re-run is a failure at head, which
-            # blocks; it must not turn a flagged improvement into "unchanged"
-            note = f"flagged {direction}; failed or missing at head in the re-run"
-            rows[key] = replace(
-                rows[key], verdict=CaseVerdict.FAILED, failed_side="head", note=note
-            )
+        broken = _broken_rerun(again, rows[key], direction) if again is not None else None
+        if broken is not None:
+            rows[key] = broken
             continue
         why = "needs a confirmation run" if confirm is None else "the re-run disagrees"
         verdict = CaseVerdict.INCONCLUSIVE
         if flagged[key] is CaseVerdict.IMPROVED:
             verdict = CaseVerdict.UNCHANGED
         rows[key] = replace(rows[key], verdict=verdict, note=f"flagged {direction}; {why}")
+
+
+def _broken_rerun(again: CasePair, row: CaseComparison, direction: str) -> CaseComparison | None:
+    """The row for a re-run that crashed or measured garbage, instead of "it disagrees".
+
+    A crash (or a vanished case) at head is a failure at head, which blocks; non-finite or
+    non-positive samples on either side are invalid data, an error, as in the main run.
+    Neither may turn a flagged improvement into "unchanged" (a pass).
+    """
+    if again.head is None or again.head.failed:
+        note = f"flagged {direction}; failed or missing at head in the re-run"
+        return replace(row, verdict=CaseVerdict.FAILED, failed_side="head", note=note)
+    for side, m in (("head", again.head), ("base", again.base)):
+        if m is not None and not m.failed and not m.valid:
+            note = (
+                f"flagged {direction}; non-finite or non-positive samples on {side} in the re-run"
+            )
+            return replace(row, verdict=CaseVerdict.INVALID, note=note)
+    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -481,22 +496,24 @@ class VariantComparison:
     pair: BaselinePair
     row: CaseComparison
     reference_median: float | None = None
+    higher_is_better: bool = False  # medians are throughputs, not times
 
     @property
     def speedup_variant(self) -> float | None:
-        """How many times faster the variant is than the reference path (reference/variant)."""
-        return _speedup(self.reference_median, self.row.head_median)
+        """How many times faster the variant is than the reference path (reference/variant
+        for times, variant/reference for throughputs)."""
+        return self._speedup(self.row.head_median)
 
     @property
     def speedup_baseline(self) -> float | None:
         """How many times faster the baseline is than the reference path."""
-        return _speedup(self.reference_median, self.row.base_median)
+        return self._speedup(self.row.base_median)
 
-
-def _speedup(reference: float | None, other: float | None) -> float | None:
-    if reference is None or other is None or other <= 0:
-        return None
-    return reference / other
+    def _speedup(self, other: float | None) -> float | None:
+        reference = self.reference_median
+        if reference is None or other is None or other <= 0 or reference <= 0:
+            return None
+        return other / reference if self.higher_is_better else reference / other
 
 
 def split_by_param(
@@ -573,7 +590,8 @@ def compare_variants(
         )
         for r in rows:
             ref = reference.get(r.key)
-            out.append(VariantComparison(pair, r, ref.median if ref else None))
+            better = config.is_higher_better(r.key.benchmark)
+            out.append(VariantComparison(pair, r, ref.median if ref else None, better))
     return out
 
 
@@ -650,10 +668,16 @@ def _curve(label: str, times: Mapping[int, float]) -> ScalingCurve:
 
 
 def _by_group(
-    measurements: Mapping[CaseKey, Measurement], thread_param: str
+    measurements: Mapping[CaseKey, Measurement],
+    thread_param: str,
+    higher_is_better: Callable[[str], bool],
 ) -> dict[CaseKey, dict[int, float]]:
+    """Median times per thread count of each group; throughput benchmarks are left out
+    (the curves, their best point and efficiency are defined on times)."""
     groups: dict[CaseKey, dict[int, float]] = {}
     for key, m in measurements.items():
+        if higher_is_better(key.benchmark):
+            continue
         value = key.param(thread_param)
         median = m.median
         if value is None or median is None or m.failed or not value.isdigit() or int(value) < 1:
@@ -667,11 +691,14 @@ def thread_scaling(
     b: Mapping[CaseKey, Measurement],
     scaling: ScalingConfig,
     labels: tuple[str, str] = ("base", "head"),
+    higher_is_better: Callable[[str], bool] = lambda _name: False,
 ) -> list[ScalingRow]:
     """Per group: best thread count and efficiency on each side, compared at the largest
     thread count both sides measured. Flags a moved optimum or an efficiency drop larger than
-    ``scaling.max_efficiency_drop`` (absolute, e.g. 0.10 = 10 points)."""
-    ga, gb = _by_group(a, scaling.thread_param), _by_group(b, scaling.thread_param)
+    ``scaling.max_efficiency_drop`` (absolute, e.g. 0.10 = 10 points). Benchmarks for which
+    ``higher_is_better(name)`` holds are not time curves and are skipped."""
+    param = scaling.thread_param
+    ga, gb = _by_group(a, param, higher_is_better), _by_group(b, param, higher_is_better)
     rows = []
     for group in sorted(set(ga) & set(gb), key=natural_key):
         common = set(ga[group]) & set(gb[group])
@@ -693,6 +720,23 @@ def thread_scaling(
         row = ScalingRow(group, size, ca, cb, at, drop, shifted, bool(reasons), "; ".join(reasons))
         rows.append(row)
     return rows
+
+
+def scaling_rows(
+    base: Mapping[CaseKey, Measurement], head: Mapping[CaseKey, Measurement], config: GateConfig
+) -> tuple[list[ScalingRow], list[ScalingRow]]:
+    """Thread scaling of head vs base, and of each variant vs its baseline at head."""
+    if config.scaling is None:
+        return [], []
+    better = config.is_higher_better
+    runs = thread_scaling(base, head, config.scaling, higher_is_better=better)
+    variants: list[ScalingRow] = []
+    for pair in config.baselines:
+        a = split_by_param(head, pair.param, pair.baseline, pair.benchmarks)
+        b = split_by_param(head, pair.param, pair.variant, pair.benchmarks)
+        labels = (pair.baseline, pair.variant)
+        variants += thread_scaling(a, b, config.scaling, labels, higher_is_better=better)
+    return runs, variants
 
 
 # --------------------------------------------------------------------------------------------

@@ -181,20 +181,6 @@ def _read_inputs(
     )
 
 
-def _scaling(
-    loaded: _Loaded, config: GateConfig
-) -> tuple[list[compare.ScalingRow], list[compare.ScalingRow]]:
-    if config.scaling is None:
-        return [], []
-    runs = compare.thread_scaling(loaded.base_m, loaded.head_m, config.scaling)
-    variants: list[compare.ScalingRow] = []
-    for pair in config.baselines:
-        a = compare.split_by_param(loaded.head_m, pair.param, pair.baseline, pair.benchmarks)
-        b = compare.split_by_param(loaded.head_m, pair.param, pair.variant, pair.benchmarks)
-        variants += compare.thread_scaling(a, b, config.scaling, (pair.baseline, pair.variant))
-    return runs, variants
-
-
 def _command(
     results_dir: str, machine: str, base: str, head: str, opts: Mapping[str, str | None]
 ) -> str:
@@ -228,7 +214,7 @@ def build_report(inputs: _Inputs, command: str) -> render.Report:
         noise_floors=inputs.noise,
         confirmation_head=confirm.head_m if confirm else None,
     )
-    scaling, variant_scaling = _scaling(loaded, cfg)
+    scaling, variant_scaling = compare.scaling_rows(loaded.base_m, loaded.head_m, cfg)
     environment = policy.EnvironmentCheck(
         loaded.base.machine_info, loaded.head.machine_info, cfg.fingerprint_ignore
     )

@@ -284,8 +284,7 @@ def _interim_variants(
 ) -> tuple[list[VariantComparison], dict[CaseKey, Measurement]]:
     """Variant rows (no confirmation) over the round-aligned head data of ``log``."""
     cfg = replace(settings.config, confirm=False)
-    aligned = gate_rounds.variant_aligned(log, cfg.baselines)
-    _, head_m = gate_rounds.measurements(aligned, settings.base, settings.head)
+    head_m = gate_rounds.head_measurements(gate_rounds.variant_aligned(log, cfg.baselines))
     return compare.compare_variants(head_m, cfg, noise_floors=floors), head_m
 
 
@@ -405,14 +404,16 @@ def measure(m: Measurer, floors: Mapping[CaseKey, float], log: Callable[[str], N
     def measured(log: RoundLog) -> tuple[dict[CaseKey, Measurement], dict[CaseKey, Measurement]]:
         return gate_rounds.with_units(gate_rounds.measurements(log, s.base, s.head), m.units)
 
+    def variants(log: RoundLog) -> dict[CaseKey, Measurement]:
+        aligned = gate_rounds.variant_aligned(log, s.config.baselines)
+        return gate_rounds.with_units(({}, gate_rounds.head_measurements(aligned)), m.units)[1]
+
     base_m, head_m = measured(main)
-    _, head_variants = measured(gate_rounds.variant_aligned(main, s.config.baselines))
+    head_variants = variants(main)
     confirm = confirm_variants = None
     if confirm_log is not None:
         confirm = measured(confirm_log)
-        _, confirm_variants = measured(
-            gate_rounds.variant_aligned(confirm_log, s.config.baselines)
-        )
+        confirm_variants = variants(confirm_log)
     return Measured(
         base=base_m,
         head=head_m,
@@ -455,15 +456,7 @@ def analyse(measured: Measured, config: GateConfig, floors: Mapping[CaseKey, flo
         noise_floors=floors,
         confirmation_head=measured.confirm_head_variants,
     )
-    scaling: list[compare.ScalingRow] = []
-    variant_scaling: list[compare.ScalingRow] = []
-    if config.scaling is not None:
-        scaling = compare.thread_scaling(measured.base, measured.head, config.scaling)
-        for pair in config.baselines:
-            a = compare.split_by_param(measured.head, pair.param, pair.baseline, pair.benchmarks)
-            b = compare.split_by_param(measured.head, pair.param, pair.variant, pair.benchmarks)
-            labels = (pair.baseline, pair.variant)
-            variant_scaling += compare.thread_scaling(a, b, config.scaling, labels)
+    scaling, variant_scaling = compare.scaling_rows(measured.base, measured.head, config)
     compile_rows = compare.compile_times(measured.base, measured.head, config)
     return Analysis(rows, variants, scaling, variant_scaling, compile_rows)
 

@@ -126,7 +126,21 @@ def measurements(
     for key in log.never_paired():  # pooled, as they never ran in the same round
         base_m[key] = _measurement(key, log.runs(key, "base"), paired=False)
         head_m[key] = _measurement(key, log.runs(key, "head"), paired=False)
+    for key, m in head_m.items():  # a head failure in a round that base skipped counts too
+        if not m.failed and any(r is None for r in log.runs(key, "head")):
+            head_m[key] = Measurement(key, (), failed=True)
     return base_m, head_m
+
+
+def head_measurements(log: RoundLog) -> dict[CaseKey, Measurement]:
+    """Every head case of ``log`` with its rounds as they ran (variant vs baseline data).
+
+    Head only: what happened on the base commit (a failed or skipped run there) must not
+    drop head rounds, or the variant and its baseline would lose different rounds and be
+    paired out of step (or fall back to pooled samples).
+    """
+    keys = {k for r in log.rounds for k in r.head}
+    return {key: _measurement(key, log.runs(key, "head")) for key in keys}
 
 
 def variant_aligned(log: RoundLog, pairs: Sequence[BaselinePair]) -> RoundLog:

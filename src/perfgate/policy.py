@@ -75,6 +75,7 @@ def _row_finding(
     config: GateConfig,
     what: str,
     missing: frozenset[CaseVerdict] = frozenset({CaseVerdict.REMOVED}),
+    failed_sides: frozenset[str] = frozenset({"head", "both"}),
 ) -> tuple[GateVerdict, str] | None:
     """What one blocking row contributes to the decision (None: nothing).
 
@@ -82,13 +83,16 @@ def _row_finding(
     one: REMOVED for head vs base (a pull request that deletes or renames a blocking
     benchmark would otherwise pass unmeasured); NEW and REMOVED for a variant vs its
     baseline (either side of the pair is gone). They block like a failure at head.
+    ``failed_sides`` are the sides whose failure blocks: the head for head vs base (a case
+    failing on the base commit only does not); either side for a variant row, whose two
+    sides both ran at head (a baseline failing there leaves nothing to compare with).
     """
     label = row.key.label()
     v = row.verdict
     if v is CaseVerdict.REGRESSED:
         ci = f"{row.ci_low:.3f}–{row.ci_high:.3f}"
         return GateVerdict.REGRESSION, f"{what} {label}: ratio {row.ratio:.3f} (CI {ci})"
-    if v is CaseVerdict.FAILED and row.failed_side in ("head", "both") and config.failed_blocks:
+    if v is CaseVerdict.FAILED and row.failed_side in failed_sides and config.failed_blocks:
         return GateVerdict.REGRESSION, f"{what} {label}: {row.note}"
     if v in missing and config.failed_blocks:
         return GateVerdict.REGRESSION, f"{what} {label}: {row.note} (a blocking case is missing)"
@@ -153,6 +157,7 @@ _COMPARED = frozenset(
     {CaseVerdict.REGRESSED, CaseVerdict.IMPROVED, CaseVerdict.UNCHANGED, CaseVerdict.INCONCLUSIVE}
 )
 _VARIANT_MISSING = frozenset({CaseVerdict.NEW, CaseVerdict.REMOVED})
+_VARIANT_FAILED = frozenset({"base", "head", "both"})
 
 
 def _nothing_compared(rows: Sequence[CaseComparison]) -> str:
@@ -197,7 +202,9 @@ def decide(
             findings.append(finding)
     for v in variants:
         finding = (
-            _row_finding(v.row, config, v.pair.label, _VARIANT_MISSING) if v.row.blocking else None
+            _row_finding(v.row, config, v.pair.label, _VARIANT_MISSING, _VARIANT_FAILED)
+            if v.row.blocking
+            else None
         )
         if finding:
             findings.append(finding)

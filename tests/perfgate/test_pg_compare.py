@@ -125,6 +125,24 @@ def test_a_crash_at_head_in_the_re_run_is_a_failure_at_head(flagged_head: float)
     assert "failed or missing at head in the re-run" in row.note
 
 
+@pytest.mark.parametrize("bad", [math.nan, 0.0, -1e-3])
+@pytest.mark.parametrize("side", ["base", "head"])
+def test_invalid_samples_in_the_re_run_are_an_error_not_a_disagreement(
+    bad: float, side: str
+) -> None:
+    """A flagged improvement whose re-run holds a NaN, zero or negative sample: INVALID (an
+    error, as in the main run), not "the re-run disagrees" -> UNCHANGED (a pass)."""
+    k = key()
+    cfg = GateConfig(confirm=True, resamples=500)
+    sides = {"base": meas(k, 1.0, 3), "head": meas(k, 0.7, 4)}
+    sides[side] = replace(sides[side], samples=(*sides[side].samples[:-1], bad))
+    again = ({k: sides["base"]}, {k: sides["head"]})
+    (row,) = compare.compare_runs(
+        {k: meas(k, 1.0, 1)}, {k: meas(k, 0.7, 2)}, cfg, confirmation=again
+    )
+    assert row.verdict is CaseVerdict.INVALID and f"on {side} in the re-run" in row.note
+
+
 def test_confirmation_replicates_direction_and_size() -> None:
     """The re-run agrees when its ratio clears the threshold and its CI excludes 1.
 
@@ -255,6 +273,24 @@ def test_variant_vs_baseline_rows_and_speedups() -> None:
     assert slow.row.blocking
 
 
+def test_speedups_of_throughput_benchmarks_are_variant_over_reference() -> None:
+    """Env-steps per second: numpy 1000/s, handwritten 10 000/s, assembled 20 000/s is a 20x
+    and a 10x speed-up (reference/other, right for times, gave 0.05 and 0.1)."""
+    pair = BaselinePair("path", "assembled", "handwritten", reference="numpy")
+    name = "collector.track_env_steps_per_s"
+    cfg = GateConfig(
+        confirm=False, resamples=500, baselines=(pair,), higher_is_better=(r"\.track_env_",)
+    )
+    head = {}
+    for path, rate in (("numpy", 1e3), ("handwritten", 1e4), ("assembled", 2e4)):
+        k = key(name, n=8, path=path)
+        head[k] = meas(k, rate, len(path))
+    (row,) = compare.compare_variants(head, cfg)
+    assert row.row.verdict is CaseVerdict.IMPROVED
+    assert row.speedup_variant == pytest.approx(20, rel=0.05)
+    assert row.speedup_baseline == pytest.approx(10, rel=0.05)
+
+
 def test_variant_missing_baseline_is_reported() -> None:
     """A variant case without its baseline is NEW with a note naming the baseline."""
     pair = BaselinePair("path", "assembled", "handwritten")
@@ -285,6 +321,25 @@ def test_thread_scaling_seed_shape() -> None:
     assert row.flagged and "moved 64 -> 32" in row.reason and "dropped" in row.reason
     same = compare.thread_scaling(a, a, scaling)
     assert not same[0].flagged
+
+
+def test_thread_scaling_leaves_throughput_benchmarks_out() -> None:
+    """Curves, best points and efficiencies are defined on times: a throughput benchmark
+    read as times had its best thread count and efficiency inverted. It gets no row."""
+    scaling = ScalingConfig("threads", "num_envs", 0.10)
+    name = "collector.track_env_steps_per_s"
+    cfg = GateConfig(confirm=False, scaling=scaling, higher_is_better=(r"\.track_env_",))
+    rates = {"base": {1: 100.0, 2: 200.0, 4: 400.0}, "head": {1: 100.0, 2: 100.0, 4: 100.0}}
+    sides = [
+        {key(name, num_envs=8, threads=p): meas(key(name, num_envs=8, threads=p), r, p, cv=0.0)
+         for p, r in rates[side].items()}
+        for side in ("base", "head")
+    ]  # fmt: skip
+    assert compare.scaling_rows(sides[0], sides[1], cfg) == ([], [])
+    times = [{k.canonical(): m for k, m in side.items()} for side in sides]
+    renamed = [{replace(k, benchmark="b.time_x"): m for k, m in t.items()} for t in times]
+    (row,), _ = compare.scaling_rows(renamed[0], renamed[1], cfg)
+    assert row.a.best.threads == 1  # the same numbers as times: fewest "seconds" at 1
 
 
 def test_compile_times_are_reported_not_gated() -> None:

@@ -156,6 +156,19 @@ def test_variant_slower_blocks_only_when_configured() -> None:
     assert decide([row(CaseVerdict.UNCHANGED)], [relaxed], CFG).verdict is GateVerdict.PASS
 
 
+@pytest.mark.parametrize("side", ["base", "head", "both"])
+def test_variant_row_failing_on_either_side_blocks(side: str) -> None:
+    """Both sides of a variant row ran at head ("base" is the baseline there): a failing
+    baseline leaves nothing to compare the variant with, like a missing one. For head vs
+    base, a case failing only on the base commit does not block."""
+    pair = BaselinePair("path", "assembled", "handwritten")
+    failed = row(CaseVerdict.FAILED, failed_side=side, note=f"failed on {side}")
+    d = decide([MEASURED], [VariantComparison(pair, failed)], CFG)
+    assert d.verdict is GateVerdict.REGRESSION and f"failed on {side}" in d.reasons[0]
+    expected = GateVerdict.PASS if side == "base" else GateVerdict.REGRESSION
+    assert decide([MEASURED, failed], [], CFG).verdict is expected
+
+
 @pytest.mark.parametrize("verdict", [CaseVerdict.NEW, CaseVerdict.REMOVED])
 def test_variant_missing_one_side_blocks(verdict: CaseVerdict) -> None:
     """A pull request that drops the variant (or its baseline) cannot pass unmeasured."""

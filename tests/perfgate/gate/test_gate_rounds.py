@@ -210,3 +210,35 @@ def test_units_come_from_benchmarks_json() -> None:
     k = CaseKey("c.track_env_steps_per_s")
     base, head = gate_rounds.with_units(({k: Measurement(k, (1e4,))}, {}), units)
     assert base[k].unit == "env-steps/s" and head == {}
+
+
+def test_variant_rows_ignore_what_happened_on_the_base_commit() -> None:
+    """Variant and baseline identical at head, round by round, with a drift across rounds;
+    the base commit failed the variant in rounds 0-2 and the baseline in rounds 7-9. The
+    variant rows use head data only: ratio exactly 1, paired, UNCHANGED (dropping the
+    base-failed rounds paired round i with round j and read the drift as a regression)."""
+    from perfgate.compare import compare_variants
+
+    pair = BaselinePair("path", "assembled", "handwritten")
+    config = GateConfig(baselines=(pair,), min_samples=6)
+    log = RoundLog("main")
+    for i in range(10):
+        same = tuple(1e-3 * 1.03**i * (1 + 0.001 * k) for k in range(5))
+        base = {NEW: None if i < 3 else same, B: None if i > 6 else same}
+        log.rounds.append(Round(i, "main", gate_rounds.round_order(i), base, {NEW: same, B: same}))
+    head = gate_rounds.head_measurements(gate_rounds.variant_aligned(log, [pair]))
+    assert head[NEW].rounds == head[B].rounds and head[NEW].n == 10
+    (variant,) = compare_variants(head, config)
+    assert variant.row.ratio == 1.0 and variant.row.verdict is CaseVerdict.UNCHANGED
+
+
+def test_a_head_failure_in_a_round_base_skipped_still_fails_head() -> None:
+    """Round 3: base skipped the case, head crashed on it. The other rounds pair, but the
+    crash is a failure at head (it blocks), not a round that never happened."""
+    log = RoundLog("main")
+    for i in range(8):
+        base = {} if i == 3 else {A: (1.0,)}
+        head = {A: None if i == 3 else (1.0,)}
+        log.rounds.append(Round(i, "main", gate_rounds.round_order(i), base, head))
+    base_m, head_m = gate_rounds.measurements(log, "b", "h")
+    assert head_m[A].failed and not base_m[A].failed
