@@ -29,6 +29,7 @@ Others run one env per iteration and ignore ``scratch``.
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, replace
 
 from termplan import intrinsics
@@ -37,7 +38,7 @@ from termplan.flat import flat_line, flat_views
 from termplan.kernel_options import LLVM_OPTIONS, PARALLEL_OPTIONS, SERIAL_OPTIONS
 from termplan.lanes import TILE, LaneSplit, lane_line, lane_split
 from termplan.plan import ResolvedPlan, ResolvedTerm, variable_stem
-from termplan.spec import ENV_STAGE, POST_STAGE, Constant, TermKind, VectorSource
+from termplan.spec import ENV_STAGE, POST_STAGE, Constant, Fragment, TermKind, VectorSource
 
 INDENT = "    "
 VARIANTS: tuple[str, ...] = (
@@ -87,8 +88,9 @@ def generate_source(plan: ResolvedPlan, scale_mode: ScaleMode = ScaleMode.BAKED)
         split.scratch_rows() if split else 1,
     )
     args = ", ".join(contract.arguments())
+    placed = _placement(plan, _stages(plan))  # checks the stage order of both layouts
     if split is None:
-        body = _inline_helpers(_env_body(plan, scale_mode))
+        body = _inline_helpers(_env_body(plan, scale_mode, placed))
         kernels = [_kernel(v, args, body, rewards, "_log" in v) for v in VARIANTS]
         text = "\n".join(body)
     else:
@@ -291,14 +293,21 @@ def _tiled_kernel(
 # ------------------------------------------------------------------------------ env body
 
 
-def _env_body(plan: ResolvedPlan, scale_mode: ScaleMode) -> list[str]:
-    """Lines of one env iteration (relative indent); ``#LOG`` lines only in log variants."""
-    stages = [ENV_STAGE, *(f"loop:{a.name}" for a in plan.axes), POST_STAGE]
-    _check_stages(plan, stages)
+def _stages(plan: ResolvedPlan) -> list[str]:
+    """The stages of one env iteration, in order: env, one loop per axis, post."""
+    return [ENV_STAGE, *(f"loop:{a.name}" for a in plan.axes), POST_STAGE]
+
+
+def _env_body(
+    plan: ResolvedPlan, scale_mode: ScaleMode, placed: dict[str, dict[str, tuple[str, ...]]]
+) -> list[str]:
+    """Lines of one env iteration (relative indent); ``#LOG`` lines only in log variants.
+    ``placed`` is :func:`_placement` of the plan."""
+    stages = _stages(plan)
     writes = _observation_writes(plan)
     lines: list[str] = []
     for stage in stages:
-        stage_lines = [ln for f in plan.fragments for ln in f.stage_lines(stage)]
+        stage_lines = [ln for f in plan.fragments for ln in placed[f.name].get(stage, ())]
         stage_lines += writes.get(stage, [])
         if not stage_lines:
             continue
@@ -313,24 +322,45 @@ def _env_body(plan: ResolvedPlan, scale_mode: ScaleMode) -> list[str]:
     return lines
 
 
-def _check_stages(plan: ResolvedPlan, stages: list[str]) -> None:
-    """A fragment must not end before what it needs has started (e.g. env code reading a
-    post-loop value); order within a stage follows the dependency order."""
-    span: dict[str, tuple[int, int]] = {}
+def _placement(plan: ResolvedPlan, stages: list[str]) -> dict[str, dict[str, tuple[str, ...]]]:
+    """Each fragment's lines per stage, as the one-loop kernel emits them.
+
+    A line may read a fragment only once that fragment is complete: in an earlier stage, or
+    the same one (a loop reading a value of its own iteration). A fragment with only env
+    lines that reads one completed later (``mean = sum / 4`` over a loop sum) runs after the
+    loops instead, as in the tiled layout, where such code is in the lane loop; any other
+    read of an unfinished value is refused, in both layouts (it read the value before the
+    loop ran).
+    """
+    done: dict[str, int] = {}
+    placed: dict[str, dict[str, tuple[str, ...]]] = {}
     for frag in plan.fragments:
         unknown = [s for s, _ in frag.lines if s not in stages]
         if unknown:
             raise TermPlanError(f"fragment {frag.name!r}: unknown stages {unknown}")
-        used = [stages.index(s) for s, _ in frag.lines]
-        if not used:
-            continue
-        span[frag.name] = (min(used), max(used))
-        for dep in frag.needs:
-            if dep in span and span[dep][0] > span[frag.name][1]:
+        by_stage = dict(frag.lines)
+        if set(by_stage) == {ENV_STAGE} and _ready(frag, by_stage[ENV_STAGE], done) > 0:
+            by_stage = {POST_STAGE: by_stage[ENV_STAGE]}
+        for stage, lines in by_stage.items():
+            ready = _ready(frag, lines, done)
+            if ready > stages.index(stage):
                 raise TermPlanError(
-                    f"fragment {frag.name!r}: ends in {stages[span[frag.name][1]]} before "
-                    f"{dep!r} starts ({stages[span[dep][0]]})"
+                    f"fragment {frag.name!r}: its {stage} lines read a value that is complete "
+                    f"only in {stages[ready]}; move them to a later stage"
                 )
+        placed[frag.name] = by_stage
+        done[frag.name] = max((stages.index(s) for s in by_stage), default=0)
+    return placed
+
+
+def _ready(frag: Fragment, lines: tuple[str, ...], done: dict[str, int]) -> int:
+    """The stage index at which every fragment that ``lines`` read is complete."""
+    read = [d for d in frag.needs if d in done and any(_mentions(ln, d) for ln in lines)]
+    return max((done[d] for d in read), default=0)
+
+
+def _mentions(line: str, name: str) -> bool:
+    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", line) is not None
 
 
 def _reward_lines(plan: ResolvedPlan, scale_mode: ScaleMode) -> list[str]:

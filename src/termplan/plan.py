@@ -18,6 +18,7 @@ import numpy as np
 
 from termplan.arrays import check_array, check_contiguous, check_count, is_real
 from termplan.errors import TermPlanError
+from termplan.names import check_fragment, check_group
 from termplan.registry import TermRegistry
 from termplan.spec import (
     Axis,
@@ -116,7 +117,7 @@ def resolve_plan(
     """
     if not math.isfinite(reward_multiplier):
         raise TermPlanError(f"reward_multiplier: must be finite, got {reward_multiplier}")
-    widths = {check_identifier("group", g): 0 for g in groups}
+    widths = {check_group(check_identifier("group", g)): 0 for g in groups}
     terms = []
     seen: dict[str, str] = {}  # generated variable stem (``.`` spelled ``__``) -> term name
     for config in configs:
@@ -135,6 +136,7 @@ def resolve_plan(
         if t.active and t.kind is TermKind.OBSERVATION
     )
     fragments = _collect_fragments(registry, terms, sources)
+    _check_fragment_names(fragments, registry.axes, terms)
     inputs = _collect_inputs(registry, terms, sources, fragments)
     return ResolvedPlan(
         registry.name,
@@ -146,6 +148,21 @@ def resolve_plan(
         sources,
         inputs,
     )
+
+
+def _check_fragment_names(
+    fragments: Sequence[Fragment], axes: Sequence[Axis], terms: Sequence[ResolvedTerm]
+) -> None:
+    """No fragment may bind a name the generated kernels use themselves (:mod:`names`):
+    their loop variables and imports, the plan's constants, its reward and termination
+    values (``r_<term>``, ``d_<term>``, as :func:`termplan.codegen.local_name` spells them)."""
+    prefix = {TermKind.REWARD: "r_", TermKind.TERMINATION: "d_"}
+    taken = {c.name for f in fragments for c in f.constants}
+    taken |= {prefix[t.kind] + variable_stem(t.name) for t in terms if t.kind in prefix}
+    axis_vars = tuple(a.var for a in axes)
+    for frag in fragments:
+        lines = [line for _, stage_lines in frag.lines for line in stage_lines]
+        check_fragment(frag.name, lines, axis_vars, taken)
 
 
 def variable_stem(name: str) -> str:

@@ -12,9 +12,17 @@ import tp_toy
 from termplan.codegen import ScaleMode, generate_source, literal
 from termplan.compile import source_key
 from termplan.errors import TermPlanError
-from termplan.plan import resolve_plan
+from termplan.plan import ResolvedPlan, resolve_plan
 from termplan.registry import TermRegistry
-from termplan.spec import TermCode, TermConfig, TermDefinition, TermKind, fragment
+from termplan.spec import (
+    Axis,
+    Fragment,
+    TermCode,
+    TermConfig,
+    TermDefinition,
+    TermKind,
+    fragment,
+)
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -93,20 +101,35 @@ def test_literal_rejects_non_finite() -> None:
         literal(float("nan"))
 
 
-def test_fragment_stage_order_is_checked() -> None:
-    """A fragment that ends before what it needs starts is a generation error."""
-    reg = TermRegistry("bad")
-    reg.add_fragment(fragment("late", post="late = 1.0"))
-    reg.add_fragment(fragment("early", needs=("late",), env="early = late"))
+def _stage_plan(early: Fragment) -> ResolvedPlan:
+    """A one-axis plan whose reward reads fragment ``early`` (which reads ``total``)."""
+    reg = TermRegistry("stages", axes=(Axis("k", 3, "k"),))
+    reg.add_fragment(fragment("total", env="total = 0.0", loop_k="total += 1.0"))
+    reg.add_fragment(early)
     reg.register(
         TermDefinition(
-            "bad.reward.x.v1",
+            "stages.reward.x.v1",
             TermKind.REWARD,
             (),
             lambda ctx: None,  # type: ignore[arg-type,return-value]
             emit=lambda p: TermCode(needs=("early",), value="early"),
         )
     )
-    plan = resolve_plan(reg, [TermConfig("x", "bad.reward.x.v1")])
-    with pytest.raises(TermPlanError, match="before 'late' starts"):
-        generate_source(plan)
+    return resolve_plan(reg, [TermConfig("x", "stages.reward.x.v1")])
+
+
+def test_env_code_reading_a_loop_total_runs_after_the_loop() -> None:
+    """``early = total / 3`` in the env stage read the total before the loop ran (one-loop
+    kernels; the tiled layout put it in the lane loop): it now runs after the loops."""
+    text = generate_source(
+        _stage_plan(fragment("early", ("total",), env="early = total / 3"))
+    ).text
+    body = text[text.index("def step_serial(") :]
+    assert body.index("total += 1.0") < body.index("early = total / 3")
+
+
+def test_reading_an_unfinished_value_that_cannot_move_is_refused() -> None:
+    """An accumulator whose env initialisation reads a loop total cannot move after the loop."""
+    frag = fragment("early", ("total",), env="early = total", loop_k="early += 1.0")
+    with pytest.raises(TermPlanError, match="'early': its env lines read a value"):
+        generate_source(_stage_plan(frag))
