@@ -6,8 +6,10 @@ Semantics all paths implement identically (and the parity tests check):
   with scale 0 contributes exactly 0 even where its value is NaN or inf;
 * ``reward/<name>`` logs (mean over envs of ``scale * term``, without ``CTRL_DT``) only on
   logging steps and only for non-zero scales, in :data:`TERM_ORDER` order;
-* termination ``not (acos(clip(g_z, -1, 1)) <= max_tilt_rad) or not (h >= min_base_height)``,
-  computed in float64: a NaN gravity z or base height terminates the row;
+* termination ``not (clip(g_z, -1, 1) >= cos(max_tilt_rad)) or not (h >= min_base_height)``
+  (the tilt test ``acos(g_z) <= max_tilt_rad`` against one float64 literal,
+  :func:`~termplan.tasks.g1_walk.config.min_upright_gz`), computed in float64: a NaN gravity
+  z or base height terminates the row;
 * NaN anywhere else propagates through the formulas as computed (the reward and observations
   of that row become NaN where a NaN input reaches them). ``min``/``max`` propagate NaN like
   ``np.minimum``/``np.maximum``; comparisons with NaN are false.

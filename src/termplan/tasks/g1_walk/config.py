@@ -7,6 +7,7 @@ G1 joystick task (29-DoF ``G1WalkFlat``) and its benchmark.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -110,8 +111,23 @@ class RewardConfig:
 
     @property
     def max_tilt_rad(self) -> float:
-        """The tilt limit in radians (what the termination compares against)."""
+        """The tilt limit in radians."""
         return float(np.radians(self.max_tilt_deg))
+
+    @property
+    def min_upright_gz(self) -> float:
+        """What the termination compares gravity z against (:func:`min_upright_gz`)."""
+        return min_upright_gz(self.max_tilt_rad)
+
+
+def min_upright_gz(max_tilt_rad: float) -> float:
+    """``cos(max_tilt_rad)``: a row is upright when ``clip(g_z, -1, 1) >= cos(max_tilt_rad)``.
+
+    The same as ``acos(clip(g_z)) <= max_tilt_rad`` (``acos`` is decreasing), but every path
+    compares against this one float64 value: NumPy's ``arccos`` and libm's ``acos`` differ by
+    an ulp (``arccos(0.5)``), which split the paths exactly at the limit (60 degrees, g_z 0.5).
+    """
+    return math.cos(max_tilt_rad)
 
 
 def _pose_weights() -> np.ndarray:

@@ -10,7 +10,6 @@ computes all 22 terms and weighs them by the profile's (22,) scale vector.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -77,10 +76,6 @@ def check_layout_matches_kernel() -> None:
 
 check_layout_matches_kernel()
 
-#: Half-width of the bracket around ``cos(max_tilt_rad)`` inside which the kernel calls
-#: ``acos`` (far above its rounding error; see ``handwritten_kernel.tilted``).
-TILT_BRACKET = 1e-9
-
 
 def _multiplier(layout: tuple[ObsSlot, ...], key: str, walk: bool) -> float:
     return next(s.multiplier(walk) for s in layout if _slot_key(s) == key)
@@ -127,13 +122,11 @@ class HandwrittenG1Walk:
             r.tracking_sigma,
             r.base_height_target,
             r.min_base_height,
-            r.max_tilt_rad,
+            r.min_upright_gz,
             r.feet_phase_swing_height,
             r.feet_phase_tracking_sigma,
             r.min_forward_speed_for_gait_reward,
             r.close_feet_threshold,
-            math.cos(r.max_tilt_rad) - TILT_BRACKET,
-            math.cos(r.max_tilt_rad) + TILT_BRACKET,
             _multiplier(ACTOR_LAYOUT, "gyro", walk),
             _multiplier(ACTOR_LAYOUT, "dof_vel", walk),
             _multiplier(CRITIC_LAYOUT, "gyro", walk),

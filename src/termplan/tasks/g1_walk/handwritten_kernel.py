@@ -223,23 +223,14 @@ def _gait_terms(  # type: ignore[no-untyped-def]
 
 
 @numba.njit(**INLINE_OPTIONS)
-def tilted(gz, max_tilt_rad, cos_low, cos_high):  # type: ignore[no-untyped-def]
-    """``not (acos(clip(gz, -1, 1)) <= max_tilt_rad)`` in float64 (NaN counts as tilted).
-
-    ``cos_low < cos(max_tilt_rad) < cos_high`` bracket the threshold by a margin far above
-    the rounding of ``acos``, so outside the bracket the answer is known without calling it
-    (``acos`` falls at least as fast as its argument rises); inside it, and for NaN, ``acos``
-    decides. The result equals the plain formula.
-    """
+def tilted(gz, min_upright_gz):  # type: ignore[no-untyped-def]
+    """``not (clip(gz, -1, 1) >= min_upright_gz)`` in float64 (NaN counts as tilted); the
+    task's tilt rule, ``min_upright_gz = cos(max_tilt_rad)`` (``config.min_upright_gz``)."""
     if gz > 1.0:
         gz = 1.0
     elif gz < -1.0:
         gz = -1.0
-    if gz > cos_high:
-        return False
-    if gz < cos_low:
-        return True
-    return not (math.acos(gz) <= max_tilt_rad)
+    return not (gz >= min_upright_gz)
 
 
 @numba.njit(**INLINE_OPTIONS)
@@ -296,11 +287,9 @@ def _joint_noise_i(  # type: ignore[no-untyped-def]
 
 
 @numba.njit(**INLINE_OPTIONS)
-def _terminated_i(  # type: ignore[no-untyped-def]
-    gr, base_height, max_tilt_rad, cos_low, cos_high, min_height, i
-):
+def _terminated_i(gr, base_height, min_upright_gz, min_height, i):  # type: ignore[no-untyped-def]
     """Tilt beyond the limit or base too low; NaN in either input terminates (float64)."""
-    too_tilted = tilted(_at(gr, i, 3, 2), max_tilt_rad, cos_low, cos_high)
+    too_tilted = tilted(_at(gr, i, 3, 2), min_upright_gz)
     return too_tilted or not (base_height[i] >= min_height)
 
 
@@ -437,13 +426,11 @@ def g1_walk_kernel(  # type: ignore[no-untyped-def]
     tracking_sigma,
     base_height_target,
     min_base_height,
-    max_tilt_rad,
+    min_upright_gz,
     swing_height,
     phase_sigma,
     min_fwd,
     close_threshold,
-    cos_tilt_low,
-    cos_tilt_high,
     actor_gyro_mult,
     actor_dof_vel_mult,
     critic_gyro_mult,
@@ -495,9 +482,7 @@ def g1_walk_kernel(  # type: ignore[no-untyped-def]
                 lv, gy, gr, cm, gp, noise_gy, noise_gr, noisy, actor_gyro_mult,
                 critic_gyro_mult, critic_linvel_mult, ob, cr, i,
             )  # fmt: skip
-            terminated[i] = _terminated_i(
-                gr, base_height, max_tilt_rad, cos_tilt_low, cos_tilt_high, min_base_height, i
-            )
+            terminated[i] = _terminated_i(gr, base_height, min_upright_gz, min_base_height, i)
         if do_log:
             _lanes(
                 lv, gy, gr, cm, gp, lp, rp, lq, rq, air, base_height, left_contact,

@@ -125,8 +125,7 @@ class NumpyG1Walk:
         tilt, ok, ok2 = self._tilt, self._ok, self._ok2
         np.copyto(tilt, batch.gravity[:, 2])
         np.clip(tilt, -1.0, 1.0, out=tilt)
-        np.arccos(tilt, out=tilt)
-        np.less_equal(tilt, reward_cfg.max_tilt_rad, out=ok)
+        np.greater_equal(tilt, reward_cfg.min_upright_gz, out=ok)
         np.copyto(tilt, batch.base_height)
         np.greater_equal(tilt, reward_cfg.min_base_height, out=ok2)
         np.logical_and(ok, ok2, out=ok)

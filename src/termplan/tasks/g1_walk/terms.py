@@ -41,6 +41,7 @@ from termplan.tasks.g1_walk.config import (
     TERM_ORDER,
     UPPER_BODY_POSE_WEIGHTS,
     RewardConfig,
+    min_upright_gz,
 )
 from termplan.tasks.g1_walk.layout import ACTOR_LAYOUT, CRITIC_LAYOUT, ObsSlot
 from termplan.tasks.g1_walk.profiles import Profile
@@ -326,7 +327,7 @@ def _np_alive(ctx: NumpyContext) -> np.ndarray:
 
 def _np_termination(ctx: NumpyContext) -> np.ndarray:
     gz = np.clip(_f(ctx.inputs["gravity"][:, 2]), -1.0, 1.0)
-    upright = np.arccos(gz) <= ctx.params["max_tilt_rad"]
+    upright = gz >= min_upright_gz(ctx.params["max_tilt_rad"])
     high = _f(ctx.inputs["base_height"]) >= ctx.params["min_base_height"]
     return ~(upright & high)
 
@@ -578,9 +579,9 @@ _EXTRA_FRAGMENTS = (
 
 def _termination() -> TermDefinition:
     def emit(p: Mapping[str, Any]) -> TermCode:
-        # acos is decreasing on [-1, 1]: acos(gz) <= t  <=>  gz >= cos(t), a baked literal
-        # (NaN fails both comparisons, so a NaN gravity still terminates).
-        min_gz = float(np.cos(p["max_tilt_rad"]))
+        # the task's tilt rule, against a baked literal (NaN fails both comparisons, so a
+        # NaN gravity still terminates)
+        min_gz = min_upright_gz(p["max_tilt_rad"])
         return TermCode(
             needs=("gz_clip",),
             value=f"not (gz >= {min_gz!r} and "

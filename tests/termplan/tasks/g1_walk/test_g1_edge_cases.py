@@ -90,3 +90,31 @@ def test_nan_in_foot_state_agrees(run_paths, agree) -> None:
     agree(outs["numpy"], outs["handwritten"])
     assert np.isfinite(outs["numpy"].reward[0]) and np.isfinite(outs["numpy"].reward[3])
     assert np.isnan(outs["numpy"].reward[1]) and np.isnan(outs["numpy"].reward[2])
+
+
+def test_gravity_exactly_at_the_tilt_limit_agrees_in_every_path() -> None:
+    """60 degrees and g_z = 0.5: NumPy's arccos(0.5) is an ulp below libm's acos, so the
+    NumPy paths kept the row and the kernels terminated it. Every path now compares g_z
+    with one float64 cos(max_tilt_rad), and the rows around the limit agree too."""
+    from dataclasses import replace
+
+    from termplan.tasks import g1_walk
+    from termplan.tasks.g1_walk.profiles import Profile, resolve_profile
+
+    sac = resolve_profile("sac_default")
+    profile = Profile(sac.name, sac.scales, replace(sac.reward, max_tilt_deg=60.0))
+    batch = make_batch(5, seed=4)
+    half = np.float32(0.5)
+    batch.gravity[:, 2] = [half, np.nextafter(half, np.float32(1)), 0.49999997, 0.5, 1.0]
+    got = {}
+    for path, options in [
+        ("numpy", {}),
+        ("handwritten", {}),
+        ("assembled", {}),
+        ("assembled", {"backend": "numpy"}),
+    ]:
+        hot = g1_walk.build(profile, 5, path, **options)
+        got[(path, *options.values())] = hot.compute(batch, 0).terminated.copy()
+    first = next(iter(got.values()))
+    for key, terminated in got.items():
+        np.testing.assert_array_equal(terminated, first, err_msg=str(key))

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from termplan.tasks.g1_walk.handwritten import TILT_BRACKET
+from termplan.tasks.g1_walk.config import min_upright_gz
 from termplan.tasks.g1_walk.handwritten_kernel import LOG_STRIDE, fmod_two_pi, tilted
 
 TWO_PI = 2.0 * math.pi
@@ -28,16 +28,19 @@ def test_fmod_two_pi_is_bit_exact() -> None:
     np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
 
 
-@pytest.mark.parametrize("max_tilt_deg", [0.0, 25.0, 65.0, 90.0, 180.0])
-def test_tilted_matches_acos_formula(max_tilt_deg) -> None:
+@pytest.mark.parametrize("max_tilt_deg", [0.0, 25.0, 60.0, 65.0, 90.0, 180.0])
+def test_tilted_is_the_tasks_tilt_rule(max_tilt_deg) -> None:
+    """``not (clip(gz) >= cos(limit))``; away from the last ulp that is the acos formula."""
     limit = math.radians(max_tilt_deg)
-    c = math.cos(limit)
+    c = min_upright_gz(limit)
     near = [c + k * 1e-12 for k in range(-3000, 3001, 7)]
-    gz = np.concatenate([np.linspace(-1.2, 1.2, 4001), near, [1.0, -1.0, np.nan]])
-    got = [tilted(float(g), limit, c - TILT_BRACKET, c + TILT_BRACKET) for g in gz]
+    gz = np.concatenate([np.linspace(-1.2, 1.2, 4001), near, [1.0, -1.0, 0.5, np.nan]])
+    got = np.array([tilted(float(g), c) for g in gz])
+    np.testing.assert_array_equal(got, ~(np.clip(gz, -1.0, 1.0) >= c))
+    far = np.abs(np.clip(gz, -1.0, 1.0) - c) > 1e-12
     with np.errstate(invalid="ignore"):
-        want = ~(np.arccos(np.clip(gz, -1.0, 1.0)) <= limit)
-    np.testing.assert_array_equal(got, want)
+        acos_rule = ~(np.arccos(np.clip(gz, -1.0, 1.0)) <= limit)
+    np.testing.assert_array_equal(got[far], acos_rule[far])
 
 
 def test_log_rows_are_padded_to_whole_cache_lines() -> None:
