@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from termplan.arrays import is_real
 from termplan.errors import TermPlanError
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -119,7 +120,7 @@ class ParamSpec:
         """Return ``value`` as this kind's canonical Python value, or raise TermPlanError."""
         try:
             if self.kind is ParamKind.FLOAT:
-                out: Any = float(value)
+                out: Any = _as_float(value)
                 _require_finite(term, self.name, (out,))
             elif self.kind is ParamKind.INT:
                 out = _as_int(value)
@@ -128,10 +129,10 @@ class ParamSpec:
                     raise TypeError
                 out = bool(value)
             elif self.kind is ParamKind.FLOATS:
-                out = tuple(float(v) for v in value)
+                out = tuple(_as_float(v) for v in _sequence(value))
                 _require_finite(term, self.name, out)
             else:
-                out = tuple(_as_int(v) for v in value)
+                out = tuple(_as_int(v) for v in _sequence(value))
         except TermPlanError:
             raise  # already says what is wrong ("must be finite")
         except (TypeError, ValueError):
@@ -139,6 +140,20 @@ class ParamSpec:
                 f"term {term!r}: parameter {self.name!r} expected {self.kind.value}, got {value!r}"
             ) from None
         return out
+
+
+def _as_float(value: Any) -> float:
+    """A real number (Python or NumPy, not bool, not a string such as ``"0.25"``)."""
+    if not is_real(value):
+        raise TypeError
+    return float(value)
+
+
+def _sequence(value: Any) -> Any:
+    """``value`` if it is a sequence of values (not a string, bytes or a mapping)."""
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        raise TypeError
+    return value
 
 
 def _as_int(value: Any) -> int:
@@ -212,6 +227,15 @@ class VectorSource:
     per_iter: int = 1
     needs: tuple[str, ...] = ()
     inputs: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_identifier("source", self.name)
+        for field_name in ("width", "per_iter"):
+            value = getattr(self, field_name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise TermPlanError(
+                    f"source {self.name!r}: {field_name} must be an integer >= 1, got {value!r}"
+                )
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from termplan.spec import (
     TermConfig,
     TermDefinition,
     TermKind,
+    VectorSource,
     fragment,
 )
 
@@ -44,6 +45,8 @@ def test_input_spec_width_and_checks() -> None:
         (ParamKind.INT, 3.0, 3),
         (ParamKind.BOOL, np.bool_(True), True),
         (ParamKind.FLOATS, [1, 2.5], (1.0, 2.5)),
+        (ParamKind.FLOATS, np.array([0.5, 1.5], np.float32), (0.5, 1.5)),
+        (ParamKind.FLOAT, np.float32(0.5), 0.5),
         (ParamKind.INTS, (3, 6), (3, 6)),
     ],
 )
@@ -61,6 +64,12 @@ def test_param_coerce_accepts(kind: ParamKind, value: object, expected: object) 
         (ParamKind.INT, True),
         (ParamKind.BOOL, 1),
         (ParamKind.FLOATS, (1.0, math.inf)),
+        (ParamKind.FLOAT, "0.25"),  # float() took strings
+        (ParamKind.FLOAT, True),  # ... and bools (1.0)
+        (ParamKind.FLOATS, "123"),  # ... and a string as (1.0, 2.0, 3.0)
+        (ParamKind.FLOATS, {1.0: 2.0}),  # ... and a dict as its keys
+        (ParamKind.FLOATS, (1.0, "2")),
+        (ParamKind.INTS, "12"),
     ],
 )
 def test_param_coerce_rejects(kind: ParamKind, value: object) -> None:
@@ -104,3 +113,13 @@ def test_axis_and_config() -> None:
         Axis("joint", 0, "j")
     a = TermConfig("x", "k.v1", 1.0, {"s": 1.0})
     assert hash(a) == hash(TermConfig("x", "k.v1", 1.0, {"s": 1.0}))
+
+
+@pytest.mark.parametrize(("width", "per_iter"), [(-4, -1), (0, 1), (3, 0), (2.0, 1), (True, 1)])
+def test_vector_source_needs_positive_integer_widths(width: object, per_iter: object) -> None:
+    """A width of -4 with per_iter -1 passed the axis check (4 x -1) and gave an offset that
+    overwrote the previous observation's columns."""
+    with pytest.raises(TermPlanError, match="must be an integer >= 1"):
+        VectorSource("bad", width, "x", axis="joint", per_iter=per_iter)  # type: ignore[arg-type]
+    with pytest.raises(TermPlanError, match="identifier"):
+        VectorSource("Bad-Name", 3, "x")
