@@ -7,16 +7,28 @@ inside are decorated with ``cache=True``. Files are never modified in place: wri
 temporary file plus :func:`os.replace`, so concurrent processes see either no file or a
 complete one. Before import the content is hashed again; a file that does not hash to its
 name (truncated, edited, corrupted) is rebuilt and never executed.
+
+That hash covers only the ``.py`` file. Numba keeps its cache index (``__pycache__/*.nbi``,
+read with :mod:`pickle`) next to it unless ``NUMBA_CACHE_DIR`` is set, so whoever can write
+to the cache folder can run code in every process that uses it. Hence a cache folder that
+anyone may write to (world-writable, sticky or not) is refused, and the fallback folder under
+the shared temporary directory is used only when it is a real directory owned by this user
+that nobody else may write to (see :func:`fallback_dir`). A shared cache (files 0644) trusts
+its folder's owner and group.
 """
 
 from __future__ import annotations
 
+import atexit
 import enum
 import hashlib
 import os
+import shutil
+import stat
 import sys
 import tempfile
 import types
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +38,16 @@ import numpy as np
 
 KEY_CHARS = 24
 MODULE_PREFIX = "termplan_generated_"
+FALLBACK_PREFIX = "termplan-cache-"
+_REPLACEMENT: dict[str, Path] = {}  # "dir": this process's mkdtemp folder, once needed
+
+
+class UnsafeCacheDirError(PermissionError):
+    """A cache folder that others may write to (they could plant Numba's pickled index)."""
+
+
+class CacheDirWarning(UserWarning):
+    """A cache folder was refused and another one is used instead."""
 
 
 class CacheStatus(enum.Enum):
@@ -74,34 +96,107 @@ def load_source(text: str, directory: Path | None = None) -> LoadedModule:
     """Write (if needed), verify and import the module holding ``text``.
 
     A cache folder this process cannot use (read-only, another user's files) falls back to
-    a private folder of this user under the system's temporary directory.
+    :func:`fallback_dir`; so does one that anyone may write to, with a
+    :class:`CacheDirWarning`. An explicit ``directory`` is never replaced: its errors
+    (:class:`UnsafeCacheDirError` included) propagate.
     """
     key = source_key(text)
     name = MODULE_PREFIX + key
-    root = directory if directory is not None else cache_dir()
     known = sys.modules.get(name)
     imported = getattr(known, "__file__", None)
-    try:
-        path, status = _place(root, text, key, imported)
-    except OSError:
-        if directory is not None:
-            raise
-        path, status = _place(fallback_dir(), text, key, imported)
+    if directory is not None:
+        path, status = _place(directory, text, key, imported)
+    else:
+        path, status = _place_or_fall_back(text, key, imported)
     if known is not None and imported == str(path):
         return LoadedModule(known, path, key, status)
     module = _import_verified(name, path, text)
     return LoadedModule(module, path, key, status)
 
 
+def _place_or_fall_back(text: str, key: str, imported: str | None) -> tuple[Path, CacheStatus]:
+    """:func:`_place` under :func:`cache_dir`, else under :func:`fallback_dir`."""
+    try:
+        return _place(cache_dir(), text, key, imported)
+    except UnsafeCacheDirError as exc:
+        warnings.warn(f"{exc}; using the fallback cache folder", CacheDirWarning, stacklevel=3)
+    except OSError:
+        pass
+    return _place(fallback_dir(), text, key, imported)
+
+
 def fallback_dir() -> Path:
-    """This user's private cache folder under the system's temporary directory."""
-    return Path(tempfile.gettempdir()) / f"termplan-cache-{os.getuid()}"
+    """This user's private cache folder under the system's temporary directory.
+
+    ``<tmp>/termplan-cache-<uid>`` is created with mode 0700 and, new or not, used only if
+    :func:`os.lstat` shows a directory (not a symlink) owned by this user without group or
+    other write bits: another local user could have created it first to plant Numba's
+    pickled cache index. Otherwise it is left alone and the cache keeps working in a fresh
+    :func:`tempfile.mkdtemp` folder, private to this process (reused by its later calls,
+    removed at exit), after one :class:`CacheDirWarning` naming the refused folder and why.
+    """
+    preferred = Path(tempfile.gettempdir()) / f"{FALLBACK_PREFIX}{os.getuid()}"
+    problem = _claim_private(preferred)
+    if problem is None:
+        return preferred
+    return _replacement_dir(preferred, problem)
+
+
+def _claim_private(path: Path) -> str | None:
+    """Create ``path`` (mode 0700) if missing; ``None`` if it is then private, else why not."""
+    try:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError:
+        pass  # e.g. a dangling symlink or a file there: lstat below says what it is
+    return _private_problem(path)
+
+
+def _private_problem(path: Path) -> str | None:
+    """``None`` if ``path`` itself is a directory of this user that only it may write to."""
+    try:
+        info = os.lstat(path)
+    except OSError as exc:
+        return f"cannot be inspected: {exc.strerror or exc}"
+    if stat.S_ISLNK(info.st_mode):
+        return "it is a symbolic link"
+    if not stat.S_ISDIR(info.st_mode):
+        return "it is not a directory"
+    if info.st_uid != os.getuid():
+        return f"it is owned by uid {info.st_uid}, not by this user (uid {os.getuid()})"
+    if info.st_mode & 0o022:
+        return f"its mode {stat.S_IMODE(info.st_mode):04o} lets group or others write to it"
+    return None
+
+
+def _replacement_dir(refused: Path, problem: str) -> Path:
+    """This process's private ``mkdtemp`` folder, made (and announced) on first need."""
+    current = _REPLACEMENT.get("dir")
+    if current is not None and _private_problem(current) is None:
+        return current
+    fresh = Path(tempfile.mkdtemp(prefix=FALLBACK_PREFIX))
+    atexit.register(shutil.rmtree, fresh, ignore_errors=True)
+    _REPLACEMENT["dir"] = fresh
+    message = f"termplan: not using cache folder {refused} ({problem}); using {fresh} instead"
+    warnings.warn(message, CacheDirWarning, stacklevel=2)
+    return fresh
+
+
+def _check_writers(root: Path) -> None:
+    """Refuse a cache root that anyone may write to (the sticky bit does not help: others
+    could still create ``__pycache__`` with a planted index); owner and group are trusted."""
+    mode = os.stat(root).st_mode
+    if mode & stat.S_IWOTH:
+        raise UnsafeCacheDirError(
+            f"termplan: cache folder {root} is writable by all users "
+            f"(mode {stat.S_IMODE(mode):04o}); expected no write access for others"
+        )
 
 
 def _place(root: Path, text: str, key: str, imported: str | None) -> tuple[Path, CacheStatus]:
     """The verified file of ``text`` under ``root`` (written when missing or damaged);
     not read again when this process already imported the module from it (``imported``)."""
     root.mkdir(parents=True, exist_ok=True, mode=0o755)
+    _check_writers(root)
     path = root / f"tp_{key}.py"
     if imported == str(path):
         return path, CacheStatus.REUSED

@@ -128,3 +128,163 @@ def test_an_unusable_cache_folder_falls_back_to_a_private_one(
     assert loaded.path.parent == tp_compile.fallback_dir() and loaded.module.FALLBACK == 7
     with pytest.raises(OSError):
         load_source("EXPLICIT = 1\n", blocker / "cache")  # an explicit folder is not replaced
+
+
+@pytest.fixture
+def tmp_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A private temporary directory standing in for /tmp (the real one is never touched),
+    and no replacement folder remembered from an earlier test."""
+    from termplan import compile as tp_compile
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tp_compile.tempfile, "tempdir", str(tmp))
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setattr(tp_compile, "_REPLACEMENT", {})
+    return tmp
+
+
+def _preferred(tmp: Path) -> Path:
+    return tmp / f"termplan-cache-{os.getuid()}"
+
+
+def _refused_for(tmp: Path, match: str) -> Path:
+    """fallback_dir() with the preferred folder refused: a fresh private one instead."""
+    from termplan.compile import CacheDirWarning, fallback_dir
+
+    with pytest.warns(CacheDirWarning, match=match):
+        chosen = fallback_dir()
+    assert chosen != _preferred(tmp) and chosen.parent == tmp
+    assert chosen.name.startswith("termplan-cache-")
+    info = os.lstat(chosen)
+    assert info.st_uid == os.getuid() and info.st_mode & 0o777 == 0o700
+    assert fallback_dir() == chosen  # reused by later calls, announced once (no 2nd warning)
+    return chosen
+
+
+def test_fallback_folder_is_created_private(tmp_dir: Path) -> None:
+    """The normal case: the folder is made 0700 for this user and used, without a warning."""
+    from termplan.compile import fallback_dir
+
+    assert fallback_dir() == _preferred(tmp_dir)
+    info = os.lstat(_preferred(tmp_dir))
+    assert info.st_uid == os.getuid() and info.st_mode & 0o777 == 0o700
+    assert fallback_dir() == _preferred(tmp_dir)  # existing and private: used again
+
+
+def test_existing_own_readable_fallback_folder_is_kept(tmp_dir: Path) -> None:
+    """A folder of ours made 0755 by an earlier version is no risk: its cache is kept."""
+    from termplan.compile import fallback_dir
+
+    _preferred(tmp_dir).mkdir(mode=0o755)
+    os.chmod(_preferred(tmp_dir), 0o755)
+    assert fallback_dir() == _preferred(tmp_dir)
+
+
+def test_world_writable_fallback_folder_is_not_used(tmp_dir: Path) -> None:
+    """Ours but mode 0777 (anyone could plant Numba's pickled index): a fresh private folder
+    is used instead, and the refused one is left as it was."""
+    planted = _preferred(tmp_dir)
+    planted.mkdir()
+    os.chmod(planted, 0o777)
+    _refused_for(tmp_dir, r"mode 0777")
+    assert os.lstat(planted).st_mode & 0o777 == 0o777
+
+
+@pytest.mark.parametrize("dangling", [False, True])
+def test_fallback_symlink_is_not_followed(tmp_dir: Path, tmp_path: Path, dangling: bool) -> None:
+    """A symlink at the fallback path is refused, whether it leads to a folder that would
+    pass every check or to nothing (which must not be created through it)."""
+    target = tmp_path / "elsewhere"
+    if not dangling:
+        target.mkdir(mode=0o700)
+    _preferred(tmp_dir).symlink_to(target)
+    _refused_for(tmp_dir, "symbolic link")
+    if dangling:
+        assert not target.exists()
+    else:
+        assert list(target.iterdir()) == []
+
+
+def test_fallback_file_is_refused(tmp_dir: Path) -> None:
+    """A plain file at the fallback path: refused, not replaced."""
+    _preferred(tmp_dir).write_text("")
+    _refused_for(tmp_dir, "not a directory")
+
+
+@pytest.mark.parametrize("owner", ["simulated", "chown"])
+def test_fallback_folder_of_another_user_is_refused(
+    monkeypatch: pytest.MonkeyPatch, tmp_dir: Path, owner: str
+) -> None:
+    """Another user's folder, even 0700: refused. The owner is either faked through
+    os.lstat (any user) or, when running as root, really changed to nobody (65534)."""
+    from termplan import compile as tp_compile
+
+    foreign = _preferred(tmp_dir)
+    foreign.mkdir(mode=0o700)
+    if owner == "chown":
+        if os.getuid() != 0:
+            pytest.skip("chown to another user needs root")
+        os.chown(foreign, 65534, 65534)
+    else:
+        real_lstat = os.lstat
+
+        def lstat(path: os.PathLike[str] | str) -> os.stat_result:
+            info = real_lstat(path)
+            if Path(path) != foreign:
+                return info
+            fields = list(info)
+            fields[4] = os.getuid() + 1  # st_uid
+            return os.stat_result(fields)
+
+        monkeypatch.setattr(tp_compile.os, "lstat", lstat)
+    _refused_for(tmp_dir, "owned by uid")
+
+
+def test_load_source_uses_the_replacement_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_dir: Path, tmp_path: Path
+) -> None:
+    """End to end: an unusable cache folder and a world-writable fallback folder; the module
+    is still built and imported, from the private replacement folder."""
+    from termplan.compile import CacheDirWarning
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("TERMPLAN_CACHE_DIR", str(blocker / "cache"))
+    _preferred(tmp_dir).mkdir()
+    os.chmod(_preferred(tmp_dir), 0o777)
+    text = "REPLACED = 3\n"
+    _forget(source_key(text))
+    with pytest.warns(CacheDirWarning, match="mode 0777"):
+        loaded = load_source(text)
+    assert loaded.module.REPLACED == 3 and loaded.status is CacheStatus.CREATED
+    assert loaded.path.parent.parent == tmp_dir
+    assert loaded.path.parent != _preferred(tmp_dir)
+    assert list(_preferred(tmp_dir).iterdir()) == []
+    _forget(loaded.key)
+
+
+def test_world_writable_cache_root_is_refused(
+    monkeypatch: pytest.MonkeyPatch, tmp_dir: Path, tmp_path: Path
+) -> None:
+    """TERMPLAN_CACHE_DIR writable by all (even sticky, like /tmp): the fallback is used with
+    a warning; passed explicitly, it is an error naming the folder. Group write is allowed
+    (a shared cache trusts its group)."""
+    from termplan.compile import CacheDirWarning, UnsafeCacheDirError
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)
+    monkeypatch.setenv("TERMPLAN_CACHE_DIR", str(shared))
+    text = "SHARED_ROOT = 5\n"
+    _forget(source_key(text))
+    with pytest.warns(CacheDirWarning, match="writable by all users"):
+        loaded = load_source(text)
+    assert loaded.path.parent == _preferred(tmp_dir) and loaded.module.SHARED_ROOT == 5
+    assert list(shared.iterdir()) == []
+    with pytest.raises(UnsafeCacheDirError, match=str(shared)):
+        load_source("EXPLICIT_SHARED = 1\n", shared)
+    os.chmod(shared, 0o2775)
+    _forget(loaded.key)
+    assert load_source(text, shared).path.parent == shared
+    _forget(loaded.key)
