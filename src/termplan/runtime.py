@@ -17,6 +17,7 @@ import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,10 @@ from termplan.threads import check_num_threads, masked, max_threads
 class Calibration:
     """Seconds per call measured at sizes ``n`` for thread counts ``T`` (T=1: serial kernel).
 
-    ``table`` is ``((n, ((T, seconds), ...)), ...)``.
+    ``table`` is ``((n, ((T, seconds), ...)), ...)``, stored with sizes (and each row's T)
+    ascending whatever order they are given in: :func:`_estimate` interpolates between
+    neighbouring sizes, so an unsorted table would change the chosen T. A size, or a T
+    within a size, given twice is an error (which measurement counts would be arbitrary).
     """
 
     table: tuple[tuple[int, tuple[tuple[int, float], ...]], ...]
@@ -49,12 +53,11 @@ class Calibration:
     def __post_init__(self) -> None:
         if not self.table:
             raise ValueError("calibration: expected at least one size, got none")
-        for n, row in self.table:
-            if n < 1 or not row:
-                raise ValueError(f"calibration: size {n} needs n >= 1 and at least one entry")
-            for t, seconds in row:
-                if t < 1 or not (math.isfinite(seconds) and seconds >= 0):
-                    raise ValueError(f"calibration: bad entry T={t} seconds={seconds} at n={n}")
+        rows = sorted(((n, _checked_row(n, row)) for n, row in self.table), key=_first)
+        size = _repeated(n for n, _ in rows)
+        if size is not None:
+            raise ValueError(f"calibration: size {size} given more than once")
+        object.__setattr__(self, "table", tuple(rows))  # frozen: the one normalising write
 
     @classmethod
     def from_mapping(cls, table: Mapping[int, Mapping[int, float]], source: str) -> Calibration:
@@ -64,6 +67,30 @@ class Calibration:
             for n, row in sorted(table.items())
         )
         return cls(rows, source)
+
+
+def _first(pair: tuple[int, Any]) -> int:
+    """Sort key of (size, row) and (T, seconds) pairs."""
+    return pair[0]
+
+
+def _repeated(ordered: Iterable[int]) -> int | None:
+    """The first value of ascending ``ordered`` that occurs twice, else ``None``."""
+    return next((a for a, b in pairwise(ordered) if a == b), None)
+
+
+def _checked_row(n: int, row: Iterable[tuple[int, float]]) -> tuple[tuple[int, float], ...]:
+    """Calibration row ``row`` of size ``n``, validated and sorted by T (each T once)."""
+    entries = sorted(row, key=_first)
+    if n < 1 or not entries:
+        raise ValueError(f"calibration: size {n} needs n >= 1 and at least one entry")
+    for t, seconds in entries:
+        if t < 1 or not (math.isfinite(seconds) and seconds >= 0):
+            raise ValueError(f"calibration: bad entry T={t} seconds={seconds} at n={n}")
+    twice = _repeated(t for t, _ in entries)
+    if twice is not None:
+        raise ValueError(f"calibration: T={twice} given more than once at n={n}")
+    return tuple(entries)
 
 
 def _estimate(n: int, points: Sequence[tuple[int, float]]) -> float:
@@ -236,6 +263,7 @@ class FusedRuntime:
         self._scratch = np.zeros((max_threads(), self.source.scratch_rows, TILE), np.float64)
         self._first_touch()
         self._bound: tuple[Any, ...] = ()
+        self._layouts: tuple[_Layout, ...] = ()
         self._args: tuple[Any, ...] = ()
         self.times = SegmentTimes()
         #: ``run(views, log) -> logs``: bind then execute (timed per segment if asked).
@@ -283,12 +311,15 @@ class FusedRuntime:
         return self.source.inputs
 
     def bind(self, views: Sequence[np.ndarray]) -> None:
-        """Bind input arrays (in :attr:`input_names` order); validated only when one changed."""
-        if (
-            self._args
-            and len(views) == len(self._bound)
-            and all(a is b for a, b in zip(views, self._bound, strict=True))
-        ):
+        """Bind input arrays (in :attr:`input_names` order); validated when one changed.
+
+        Passing the same array objects again skips validation only if each still has the
+        shape, dtype and strides it was validated with: those can be changed in place
+        (``a.dtype = np.int32``), and the kernel would then read raw memory as another type
+        or beyond the buffer. The data pointer needs no check: NumPy does not let it be
+        reassigned, and the kernel unboxes the array object (its current pointer) every call.
+        """
+        if self._args and _unchanged(views, self._bound, self._layouts):
             return  # a plan without inputs binds once, like any other
         if len(views) != len(self.source.inputs):
             raise ValueError(
@@ -309,6 +340,7 @@ class FusedRuntime:
             self._scratch,
         )
         self._bound = tuple(views)
+        self._layouts = _layouts(views)
 
     # ---------------------------------------------------------------------- execute
 
@@ -395,6 +427,36 @@ class FusedRuntime:
         )  # fmt: skip
 
 
+#: What the shortcut of :meth:`FusedRuntime.bind` compares: (shape, dtype, strides).
+_Layout = tuple[tuple[int, ...], np.dtype[Any], tuple[int, ...]]
+
+
+def _layouts(views: Sequence[np.ndarray]) -> tuple[_Layout, ...]:
+    """The (shape, dtype, strides) of every view, as validated by a full bind."""
+    return tuple((v.shape, v.dtype, v.strides) for v in views)
+
+
+def _unchanged(
+    views: Sequence[np.ndarray], bound: Sequence[Any], layouts: Sequence[_Layout]
+) -> bool:
+    """``views`` are the ``bound`` objects, each still with its validated layout.
+
+    Runs every step, so identity and tuple comparisons only; a dtype is compared by identity
+    (an equal but distinct dtype object only costs one full validation, which rebinds it).
+    """
+    if len(views) != len(bound):
+        return False
+    for view, old, (shape, dtype, strides) in zip(views, bound, layouts, strict=True):
+        if (
+            view is not old
+            or view.dtype is not dtype
+            or view.shape != shape
+            or view.strides != strides
+        ):
+            return False
+    return True
+
+
 # ------------------------------------------------------------------------ backends
 
 #: Backends of the assembled path: the fused kernel, or the plan's NumPy implementations.
@@ -412,16 +474,21 @@ def make_runtime(
 ) -> FusedRuntime | PlanNumpyRuntime:
     """The runtime of ``plan``: ``backend="numba"`` (fused kernels) or ``"numpy"`` (fallback).
 
+    ``num_threads`` is validated for both backends (the NumPy one does not use it), so a bad
+    value fails the same way whichever backend is selected.
+
     Raises
     ------
     ValueError
-        For an unknown backend or scale mode (the message lists the valid ones).
+        For an unknown backend or scale mode (the message lists the valid ones), or a
+        ``num_threads`` other than ``None`` or an int in ``1..max_threads()``.
     """
     try:
         mode = ScaleMode(scale_mode)
     except ValueError:
         valid = ", ".join(m.value for m in ScaleMode)
         raise ValueError(f"scale_mode {scale_mode!r}: expected one of {valid}") from None
+    check_num_threads(num_threads)
     if backend == "numpy":
         return PlanNumpyRuntime(plan, num_envs)
     if backend != "numba":

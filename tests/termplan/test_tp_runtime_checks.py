@@ -1,0 +1,117 @@
+"""Runtime input checks a reviewer found bypassed: in-place layout changes behind the bind
+shortcut, ``num_threads`` on the NumPy backend, and calibration tables in any order."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+import tp_toy
+
+from termplan.plan import PlanNumpyRuntime
+from termplan.runtime import Calibration, FusedRuntime, choose_threads, make_runtime
+from termplan.threads import max_threads
+
+N = 8
+
+
+def _set_dtype_int32(a: np.ndarray) -> None:
+    a.dtype = np.dtype(np.int32)  # type: ignore[misc]  # same object, float bits read as ints
+
+
+def _set_shape_column(a: np.ndarray) -> None:
+    a.shape = (a.shape[0], 1)
+
+
+def _set_strides_transposed(a: np.ndarray) -> None:
+    """Non-contiguous strides within the buffer (setting them is deprecated in NumPy 2.4)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            a.strides = (a.itemsize, a.itemsize * a.shape[0])
+        except AttributeError:
+            pytest.skip("this NumPy no longer sets strides in place")
+
+
+@pytest.mark.parametrize(
+    ("name", "mutate", "message"),
+    [
+        ("q", _set_dtype_int32, r"input 'q'.*dtype float32, got shape \(8, 4\) dtype int32"),
+        ("height", _set_shape_column, r"input 'height'.*shape \(8,\) .*got shape \(8, 1\)"),
+        ("q", _set_strides_transposed, r"input 'q'.*C-contiguous.*strides \(4, 32\)"),
+    ],
+)
+def test_bind_rechecks_arrays_changed_in_place(
+    name: str, mutate: Callable[[np.ndarray], None], message: str
+) -> None:
+    """The same array objects skip validation only while their layout is the validated one:
+    a dtype, shape or strides changed in place is refused (every time), naming the input."""
+    rt = FusedRuntime(tp_toy.make_plan(), N, num_threads=1)
+    ref = PlanNumpyRuntime(rt.plan, N)
+    x = tp_toy.make_inputs(N)
+    views = [x[k] for k in rt.input_names]
+    rt.run(views, False)
+    original = (x[name].dtype, x[name].shape, x[name].strides)
+    mutate(x[name])
+    for _ in range(2):  # a refused bind leaves nothing that lets the next call through
+        with pytest.raises(ValueError, match=message):
+            rt.run(views, True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        x[name].dtype, x[name].shape, x[name].strides = original  # type: ignore[misc]
+    got = rt.run(views, True)
+    want = ref.run([x[k] for k in ref.input_names], True)
+    np.testing.assert_allclose(rt.outputs.reward, ref.outputs.reward, 1e-6, 1e-7)
+    np.testing.assert_allclose(list(got.values()), list(want.values()), 1e-6, 1e-9)
+
+
+BAD_THREADS = [0, -3, "2", 2.5, True, 10**6, max_threads() + 1]
+
+
+@pytest.mark.parametrize("backend", ["numba", "numpy"])
+@pytest.mark.parametrize("bad", BAD_THREADS, ids=repr)
+def test_make_runtime_refuses_bad_num_threads_on_every_backend(backend: str, bad: object) -> None:
+    """Both backends refuse the same ``num_threads`` values with the same message."""
+    with pytest.raises(ValueError, match=r"num_threads: expected None or an int in 1\.\."):
+        make_runtime(tp_toy.make_plan(), 4, backend, num_threads=bad)  # type: ignore[arg-type]
+
+
+def test_make_runtime_numpy_backend_accepts_valid_num_threads() -> None:
+    """``None`` and 1..max_threads() still build the NumPy runtime."""
+    for threads in (None, 1, np.int64(max_threads())):
+        runtime = make_runtime(tp_toy.make_plan(), 4, "numpy", num_threads=threads)  # type: ignore[arg-type]
+        assert isinstance(runtime, PlanNumpyRuntime)
+
+
+#: Measured-looking rows (not affine in n, so which neighbours are interpolated matters).
+ROWS = (
+    (64, ((1, 4e-6), (2, 10e-6))),
+    (1024, ((1, 60e-6), (2, 62e-6))),
+    (2048, ((1, 120e-6), (2, 130e-6))),
+    (16384, ((1, 1e-3), (2, 0.5e-3))),
+)
+SIZES = (10, 100, 1100, 3000, 20000)
+
+
+def test_calibration_order_does_not_change_the_choice() -> None:
+    """Every order of sizes (and of T within a size) stores the same ascending table and
+    picks the same T; n=1100 is serial (reversed, it picked T=2 before sizes were sorted)."""
+    ascending = Calibration(ROWS, "measured")
+    assert [choose_threads(n, ascending) for n in SIZES] == [1, 1, 1, 2, 2]
+    for order in itertools.permutations(ROWS):
+        flipped = tuple((n, row[::-1]) for n, row in order)
+        for table in (order, flipped):
+            cal = Calibration(table, "measured")
+            assert cal == ascending
+            assert [choose_threads(n, cal) for n in SIZES] == [1, 1, 1, 2, 2]
+
+
+def test_calibration_refuses_repeated_sizes_and_thread_counts() -> None:
+    """A size, or a T within one size, given twice is a ValueError naming it."""
+    with pytest.raises(ValueError, match="size 1024 given more than once"):
+        Calibration((*ROWS, (1024, ((1, 1e-6), (2, 1e-6)))), "measured")
+    with pytest.raises(ValueError, match="T=2 given more than once at n=64"):
+        Calibration(((64, ((2, 1e-6), (1, 1e-6), (2, 3e-6))),), "measured")
