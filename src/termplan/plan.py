@@ -128,6 +128,8 @@ def resolve_plan(
             why = "duplicate name" if other == term.name else f"same generated name as {other!r}"
             raise TermPlanError(f"term {term.name!r}: {why} in plan")
         seen[stem] = term.name
+        if term.kind is TermKind.REWARD:
+            check_weight(term.name, term.scale, reward_multiplier)
         terms.append(term)
     _merge_inputs(t.definition for t in terms)
     sources = tuple(
@@ -365,9 +367,9 @@ class PlanNumpyRuntime:
         return tuple(s.name for s in self.plan.inputs)
 
     def set_scale(self, name: str, scale: float) -> None:
-        """Change the weight of active reward ``name`` (finite)."""
-        index = reward_index(self.rewards, name, scale)
-        self.scales[index] = scale
+        """Change the weight of active reward ``name`` (see :func:`check_weight`)."""
+        index = reward_index(self.rewards, name, scale, self.plan.reward_multiplier)
+        self.scales[index] = float(scale)
 
     def run(self, views: Sequence[np.ndarray], log: bool) -> dict[str, float]:
         """:meth:`execute` with inputs given in :attr:`input_names` order."""
@@ -411,9 +413,32 @@ class PlanNumpyRuntime:
         return NumpyContext(bound, term.param_map, self.num_envs, memo)
 
 
-def reward_index(rewards: tuple[ResolvedTerm, ...], name: str, scale: float) -> int:
-    if not math.isfinite(scale):
+def check_weight(name: str, scale: object, multiplier: float) -> float:
+    """A reward scale as a float: a finite number whose weight ``scale * multiplier`` is 0
+    only when the scale is 0.
+
+    A scale so small that its weight underflows to 0 (5e-324 x ctrl_dt) would switch the term
+    off in the runtime-scales kernel (exactly 0, even from NaN) but not in the baked kernel or
+    NumPy (0 x NaN = NaN): refused, so that 0 is the one way to switch a term off.
+    """
+    if not is_real(scale):  # not True or "1": a mistyped weight is not silently 1.0
+        raise TermPlanError(f"term {name!r}: scale must be a number, got {scale!r}")
+    value = float(scale)
+    if not math.isfinite(value):
         raise TermPlanError(f"term {name!r}: scale must be finite, got {scale}")
+    if value != 0.0 and value * multiplier == 0.0:
+        raise TermPlanError(
+            f"term {name!r}: scale {value!r} x reward multiplier {multiplier!r} underflows "
+            "to 0; use 0 to switch the term off"
+        )
+    return value
+
+
+def reward_index(
+    rewards: tuple[ResolvedTerm, ...], name: str, scale: object, multiplier: float
+) -> int:
+    """Index of active reward ``name`` for a new ``scale`` (checked by :func:`check_weight`)."""
+    check_weight(name, scale, multiplier)
     for k, term in enumerate(rewards):
         if term.name == name:
             return k

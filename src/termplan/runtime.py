@@ -244,8 +244,12 @@ class FusedRuntime:
         calibration: Calibration | None = None,
         timing: bool = False,
         cache_directory: Path | None = None,
+        caller_checks: bool = False,
     ) -> None:
         num_envs = check_count("num_envs", num_envs)
+        #: The caller validates the layout of every input before each run (the task path's
+        #: batch check), so re-binding the same objects needs no layout comparison here.
+        self.caller_checks = caller_checks
         self.plan = plan
         self.num_envs = num_envs
         self.source: KernelSource = generate_source(plan, scale_mode)
@@ -299,9 +303,9 @@ class FusedRuntime:
                 f"term {name!r}: scales are baked into this kernel; build with "
                 "scale_mode=ScaleMode.RUNTIME to change weights between steps"
             )
-        k = reward_index(self.rewards, name, scale)
-        self.log_scales[k] = scale
-        self.scales[k] = scale * self.plan.reward_multiplier
+        k = reward_index(self.rewards, name, scale, self.plan.reward_multiplier)
+        self.log_scales[k] = float(scale)
+        self.scales[k] = float(scale) * self.plan.reward_multiplier
 
     # ---------------------------------------------------------------------- binding
 
@@ -319,7 +323,7 @@ class FusedRuntime:
         or beyond the buffer. The data pointer needs no check: NumPy does not let it be
         reassigned, and the kernel unboxes the array object (its current pointer) every call.
         """
-        if self._args and _unchanged(views, self._bound, self._layouts):
+        if self._args and _unchanged(views, self._bound, self._layouts, self.caller_checks):
             return  # a plan without inputs binds once, like any other
         if len(views) != len(self.source.inputs):
             raise ValueError(
@@ -437,15 +441,21 @@ def _layouts(views: Sequence[np.ndarray]) -> tuple[_Layout, ...]:
 
 
 def _unchanged(
-    views: Sequence[np.ndarray], bound: Sequence[Any], layouts: Sequence[_Layout]
+    views: Sequence[np.ndarray],
+    bound: Sequence[Any],
+    layouts: Sequence[_Layout],
+    caller_checks: bool = False,
 ) -> bool:
     """``views`` are the ``bound`` objects, each still with its validated layout.
 
     Runs every step, so identity and tuple comparisons only; a dtype is compared by identity
     (an equal but distinct dtype object only costs one full validation, which rebinds it).
+    With ``caller_checks`` the caller has just validated every layout itself: identity only.
     """
     if len(views) != len(bound):
         return False
+    if caller_checks:
+        return all(view is old for view, old in zip(views, bound, strict=True))
     for view, old, (shape, dtype, strides) in zip(views, bound, layouts, strict=True):
         if (
             view is not old
@@ -471,11 +481,13 @@ def make_runtime(
     num_threads: int | None = None,
     calibration: Calibration | None = None,
     timing: bool = False,
+    caller_checks: bool = False,
 ) -> FusedRuntime | PlanNumpyRuntime:
     """The runtime of ``plan``: ``backend="numba"`` (fused kernels) or ``"numpy"`` (fallback).
 
     ``num_threads`` is validated for both backends (the NumPy one does not use it), so a bad
-    value fails the same way whichever backend is selected.
+    value fails the same way whichever backend is selected. ``caller_checks``: see
+    :attr:`FusedRuntime.caller_checks`.
 
     Raises
     ------
@@ -493,6 +505,8 @@ def make_runtime(
         return PlanNumpyRuntime(plan, num_envs)
     if backend != "numba":
         raise ValueError(f"backend {backend!r}: expected one of {', '.join(BACKENDS)}")
-    runtime = FusedRuntime(plan, num_envs, mode, num_threads, calibration, timing)
+    runtime = FusedRuntime(
+        plan, num_envs, mode, num_threads, calibration, timing, caller_checks=caller_checks
+    )
     runtime.warm()
     return runtime

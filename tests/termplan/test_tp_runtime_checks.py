@@ -6,13 +6,18 @@ from __future__ import annotations
 import itertools
 import warnings
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 import pytest
 import tp_toy
 
-from termplan.plan import PlanNumpyRuntime
+from termplan.codegen import ScaleMode
+from termplan.errors import TermPlanError
+from termplan.plan import PlanNumpyRuntime, resolve_plan
 from termplan.runtime import Calibration, FusedRuntime, choose_threads, make_runtime
+from termplan.tasks.g1_walk.profiles import Profile
+from termplan.tasks.motion_tracking.config import resolve_profile
 from termplan.threads import max_threads
 
 N = 8
@@ -115,3 +120,44 @@ def test_calibration_refuses_repeated_sizes_and_thread_counts() -> None:
         Calibration((*ROWS, (1024, ((1, 1e-6), (2, 1e-6)))), "measured")
     with pytest.raises(ValueError, match="T=2 given more than once at n=64"):
         Calibration(((64, ((2, 1e-6), (1, 1e-6), (2, 3e-6))),), "measured")
+
+
+def test_caller_checks_binds_the_same_objects_by_identity() -> None:
+    """With ``caller_checks`` the caller has validated every layout itself (the task path):
+    re-binding the same objects skips the layout comparison; other objects are validated."""
+    plan = tp_toy.make_plan()
+    rt = FusedRuntime(plan, 8, num_threads=1, caller_checks=True)
+    x = tp_toy.make_inputs(8)
+    views = [x[n] for n in rt.input_names]
+    rt.run(views, False)
+    bound = rt._args
+    rt.run(views, False)
+    assert rt._args is bound  # not re-bound
+    other = [v.copy() for v in views]
+    other[0] = other[0].astype(np.float64)
+    with pytest.raises(ValueError, match="dtype"):
+        rt.run(other, False)
+
+
+@pytest.mark.parametrize("bad", [5e-324, -1e-322, True, "2"])
+def test_scales_that_cannot_be_weights_are_refused_everywhere(bad: object) -> None:
+    """A scale whose weight (scale x ctrl_dt) underflows to 0 switched the term off in the
+    runtime-scales kernel (0 even from NaN) but gave NaN in the baked kernel and NumPy; a
+    bool or a string is not a weight. Refused at resolution and by every set_scale."""
+    configs = [replace(c, scale=bad) if c.name == "track" else c for c in tp_toy.configs()]
+    with pytest.raises(TermPlanError, match="'track'"):
+        resolve_plan(tp_toy.make_registry(), configs, ("obs",), 0.02)
+    plan = tp_toy.make_plan()
+    for runtime in (FusedRuntime(plan, 4, ScaleMode.RUNTIME, 1), PlanNumpyRuntime(plan, 4)):
+        with pytest.raises(TermPlanError, match="'track'"):
+            runtime.set_scale("track", bad)  # type: ignore[arg-type]
+        runtime.set_scale("track", 1e-300)  # tiny but a weight: accepted
+
+
+def test_task_profiles_refuse_scales_that_underflow() -> None:
+    with pytest.raises(TermPlanError, match="underflows"):
+        Profile("tiny", {"tracking_lin_vel": 5e-324})
+    motion = resolve_profile("sac_default")
+    tiny = replace(motion, scales={**motion.scales, "motion_body_pos": 5e-324})
+    with pytest.raises(TermPlanError, match="underflows"):
+        tiny.scale_vector()

@@ -33,8 +33,8 @@ class PlanHotSlice:
     ) -> None:
         """Build the runtime of ``plan`` and the output record handed out every call."""
         self.plan = plan
-        self.runtime = make_runtime(
-            plan, num_envs, backend, scale_mode, num_threads, calibration, timing
+        self.runtime = make_runtime(  # compute() checks every batch field before each run
+            plan, num_envs, backend, scale_mode, num_threads, calibration, timing, True
         )
         self.num_threads = self.runtime.threads if isinstance(self.runtime, FusedRuntime) else 1
         groups = self.runtime.outputs.groups

@@ -15,7 +15,14 @@ from types import MappingProxyType
 import numpy as np
 
 from termplan.errors import TermPlanError
-from termplan.tasks.g1_walk.config import TERM_INDEX, TERM_ORDER, NoiseConfig, RewardConfig
+from termplan.plan import check_weight
+from termplan.tasks.g1_walk.config import (
+    CTRL_DT,
+    TERM_INDEX,
+    TERM_ORDER,
+    NoiseConfig,
+    RewardConfig,
+)
 
 #: A profile in which any of these names appears uses the walk observation multipliers.
 _WALK_MARKERS = ("penalty_orientation", "penalty_ang_vel_xy", "penalty_action_rate", "alive")
@@ -55,6 +62,7 @@ class Profile:
             scale = float(value)
             if not math.isfinite(scale):
                 raise TermPlanError(f"profile {self.name!r}: scale of {term!r} is {scale}")
+            check_weight(term, scale, CTRL_DT)  # 0 is the one way to switch a term off
             if term not in TERM_INDEX and scale != 0.0:
                 raise TermPlanError(
                     f"profile {self.name!r}: unknown reward term {term!r} with scale {scale}; "

@@ -18,6 +18,7 @@ import numpy as np
 
 from termplan.arrays import check_parameters
 from termplan.errors import TermPlanError
+from termplan.plan import check_weight
 
 NUM_DOF: Final = 29
 NUM_BODIES: Final = 14
@@ -193,6 +194,7 @@ class Profile:
         for name, value in self.scales.items():
             if not math.isfinite(value):
                 raise TermPlanError(f"profile {self.name!r}: scale of {name!r} is {value}")
+            check_weight(name, value, CTRL_DT)  # 0 is the one way to switch a term off
             if name not in TERM_INDEX:
                 if value != 0.0:
                     raise TermPlanError(

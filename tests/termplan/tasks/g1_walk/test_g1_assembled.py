@@ -153,6 +153,22 @@ def test_bad_inputs() -> None:
     assert hot.compute(good, 0).obs is hot.compute(good, 1).obs
 
 
+def test_an_array_changed_in_place_between_calls_is_refused() -> None:
+    """The task path validates every batch field before each run (so its runtime re-binds
+    the same objects by identity): a dtype or shape changed in place is refused there."""
+    hot = AssembledG1Walk("sac_default", 8, num_threads=1)
+    assert hot.runtime.caller_checks  # type: ignore[union-attr]
+    batch = make_batch(8)
+    hot.compute(batch, 0)
+    batch.dof_pos.dtype = np.int32  # same object, same bytes, read as integers
+    with pytest.raises(ValueError, match="input 'dof_pos'"):
+        hot.compute(batch, 0)
+    batch.dof_pos.dtype = np.float32
+    batch.linvel.shape = (24,)
+    with pytest.raises(ValueError, match="input 'linvel'"):
+        hot.compute(batch, 0)
+
+
 def test_one_parfor() -> None:
     """The parallel kernel is a single parfor (all work of an env in one loop)."""
     hot = AssembledG1Walk("full_supported", 64, num_threads=2)
