@@ -31,6 +31,10 @@ LOG = logging.getLogger(__name__)
 T = TypeVar("T")
 
 MARKER = "<!-- perfgate-report -->"
+#: Whose marker comment the poster updates: the login behind the workflows' GITHUB_TOKEN.
+#: ``PERFGATE_COMMENT_AUTHOR`` (or ``perfgate post --comment-author``) names another one,
+#: e.g. a GitHub App's ``<slug>[bot]`` or a personal access token's user.
+DEFAULT_COMMENT_AUTHOR = "github-actions[bot]"
 STATUS_CONTEXT = "perfgate"
 COMMENT_LIMIT = 65_536
 DESCRIPTION_LIMIT = 140
@@ -88,10 +92,11 @@ class GitHubApiError(Exception):
 
 @dataclass(frozen=True)
 class Comment:
-    """An issue comment: its id and body."""
+    """An issue comment: its id, body and author's login."""
 
     id: int
     body: str
+    author: str = ""
 
 
 class GitHubApi(Protocol):
@@ -240,9 +245,11 @@ class Poster:
         policy: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
+        author: str = DEFAULT_COMMENT_AUTHOR,
     ) -> None:
         self.api = api
         self.policy = policy or RetryPolicy()
+        self.author = author
         self.sleep = sleep
         self.clock = clock
 
@@ -260,9 +267,11 @@ class Poster:
 
     def _upsert_once(self, number: int, body: str) -> tuple[Comment, bool]:
         # Listing again on every attempt makes a retried create safe: if a timed-out POST
-        # did land, the next attempt finds it by the marker and edits it.
+        # did land, the next attempt finds it by the marker and edits it. Only our own
+        # comment counts: anyone may post the marker first, and editing theirs would put the
+        # report under their name (for them to edit later), or fail for good on a 403.
         for comment in self.api.list_comments(number):
-            if comment.body.lstrip().startswith(MARKER):
+            if comment.author == self.author and comment.body.lstrip().startswith(MARKER):
                 return self.api.edit_comment(comment.id, body), False
         return self.api.create_comment(number, body), True
 
@@ -369,7 +378,7 @@ class Github3Client:
         with self._translate(f"list comments of #{number}"):
             found = list(issue.comments())
         self._comments.update({c.id: c for c in found})
-        return [Comment(int(c.id), c.body or "") for c in found]
+        return [Comment(int(c.id), c.body or "", _login(c)) for c in found]
 
     def create_comment(self, number: int, body: str) -> Comment:
         """Create a comment on ``number``."""
@@ -379,7 +388,7 @@ class Github3Client:
         if made is None:
             raise GitHubApiError(f"GitHub create comment on #{number}: empty response")
         self._comments[made.id] = made
-        return Comment(int(made.id), made.body or "")
+        return Comment(int(made.id), made.body or "", _login(made))
 
     def edit_comment(self, comment_id: int, body: str) -> Comment:
         """Edit a comment previously listed or created through this client."""
@@ -390,7 +399,7 @@ class Github3Client:
             ok = comment.edit(body)
         if not ok:
             raise GitHubApiError(f"GitHub edit comment {comment_id}: not accepted")
-        return Comment(int(comment.id), comment.body or body)
+        return Comment(int(comment.id), comment.body or body, _login(comment))
 
     def create_status(
         self, sha: str, state: str, description: str, target_url: str | None, context: str
@@ -413,3 +422,9 @@ def client_from_env(env: Mapping[str, str], timeout: float = 10.0) -> Github3Cli
         raise ValueError("GITHUB_REPOSITORY: not set; expected 'owner/name'")
     api_url = env.get("GITHUB_API_URL") or DEFAULT_API_URL
     return Github3Client(api_url, token, repository, timeout)
+
+
+def _login(comment: Any) -> str:
+    """The login of a github3 comment's author ("" when the API gave none)."""
+    user = getattr(comment, "user", None)
+    return str(getattr(user, "login", "") or "")

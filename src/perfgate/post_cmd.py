@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from perfgate.github import (
+    DEFAULT_COMMENT_AUTHOR,
     VERDICT_EXIT_CODES,
     CommitState,
     GitHubApi,
@@ -120,6 +121,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--dry-run", action="store_true", help="print what would be posted; no network"
     )
+    parser.add_argument(
+        "--comment-author",
+        help="login whose marker comment is updated (default: $PERFGATE_COMMENT_AUTHOR, "
+        f"else {DEFAULT_COMMENT_AUTHOR})",
+    )
     parser.set_defaults(func=run_from_args)
     return parser
 
@@ -132,6 +138,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         sha=args.sha,
         report_url=args.report_url,
         dry_run=args.dry_run,
+        comment_author=args.comment_author,
     )
 
 
@@ -170,6 +177,7 @@ def run(
     sha: str | None = None,
     report_url: str | None = None,
     dry_run: bool = False,
+    comment_author: str | None = None,
     env: Mapping[str, str] | None = None,
     api: GitHubApi | None = None,
     policy: RetryPolicy | None = None,
@@ -190,7 +198,8 @@ def run(
         LOG.error("perfgate post: no head SHA; pass --sha or set GITHUB_SHA")
         return EXIT_ERROR
     try:
-        poster = Poster(api or client_from_env(env), policy, sleep)
+        author = comment_author or env.get("PERFGATE_COMMENT_AUTHOR") or DEFAULT_COMMENT_AUTHOR
+        poster = Poster(api or client_from_env(env), policy, sleep, author=author)
     except ValueError as exc:
         LOG.error("perfgate post: %s", redact(str(exc), secrets))
         return EXIT_ERROR

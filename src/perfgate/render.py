@@ -282,6 +282,20 @@ def scaling_chart(row: ScalingRow) -> LineChart:
 # Environments and entry points
 # --------------------------------------------------------------------------------------------
 
+
+def row_note(row: CaseComparison) -> str:
+    """A row's note, plus why a regression or failure does not block when it does not.
+
+    Families outside ``blocking`` (and variant pairs with ``block_if_slower = false``) are
+    compared and reported like the others; without this a PASS report listed a stable
+    regression with nothing saying why it did not block.
+    """
+    if row.blocking or row.verdict not in (CaseVerdict.REGRESSED, CaseVerdict.FAILED):
+        return row.note
+    extra = "reported only: this benchmark does not block"
+    return f"{row.note}; {extra}" if row.note else extra
+
+
 _FILTERS = {
     "ratio": fmt_ratio,
     "ci": fmt_ci,
@@ -291,6 +305,7 @@ _FILTERS = {
     "speedup": fmt_speedup,
     "sha": short_sha,
     "code_block": code_block,
+    "note": row_note,
 }
 
 
@@ -338,6 +353,7 @@ def _context(report: Report) -> dict[str, Any]:
         "icon": Raw(_ICONS[verdict]),
         "exit_code": verdict.exit_code,
         "regressions": regressions,
+        "regressions_reported_only": [r for r in regressions if not r.blocking],
         "improvements": improvements,
         "others": report.others,
         "ratio_chart": ratio_chart(chart_rows, chart_labels),

@@ -223,3 +223,23 @@ def test_verdict_json_mirrors_decision() -> None:
 def test_number_formats_at_the_edges(fn, args: tuple[float, ...], text: str) -> None:  # type: ignore[no-untyped-def]
     """Scales are chosen after rounding; non-finite values never print as nan or inf%."""
     assert fn(*args) == text
+
+
+def test_a_regression_that_does_not_block_says_so() -> None:
+    """A stable regression in a family outside ``blocking`` under a PASS headline: the
+    summary counts it apart and its row says it is reported only (markdown and HTML)."""
+    cfg = dataclasses.replace(CONFIG, baselines=(), scaling=None)
+    hot = CaseKey("hot_slice.HotSlice.time_compute", (("path", "numpy"),))
+    other = CaseKey("collector.Collector.time_run", (("path", "numpy"),))
+    base = {hot: _m(hot, 1e-3, 1), other: _m(other, 1.0, 3)}
+    head = {hot: _m(hot, 1e-3, 2), other: _m(other, 1.5, 4)}
+    rows = compare.compare_runs(base, head, cfg)
+    assert not next(r for r in rows if r.key == other).blocking
+    parity = policy.ParityResult(policy.ParityStatus.PASSED, "make test-all", "ok")
+    decision = policy.decide(rows, [], cfg, parity=parity)
+    report = render.Report(decision, cfg, "1" * 40, "a" * 40, "m", "x", rows=rows, parity=parity)
+    markdown = render.render_markdown(report)
+    assert "PASS" in markdown and "1 regression(s) (1 in benchmarks that do not block)" in markdown
+    row = next(ln for ln in markdown.splitlines() if "collector.Collector" in ln)
+    assert "reported only: this benchmark does not block" in row
+    assert "reported only: this benchmark does not block" in render.render_html(report)

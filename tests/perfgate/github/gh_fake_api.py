@@ -21,6 +21,10 @@ from gh_openapi import OpenApi, Operation
 OWNER, REPO = "octo-org", "bench-repo"
 
 
+#: The login GITHUB_TOKEN comments are made as.
+BOT = "github-actions[bot]"
+
+
 @dataclass
 class Scripted:
     """A canned answer for the next matching request (``status=None``: serve normally)."""
@@ -183,9 +187,10 @@ class FakeGitHub:
         )
         return data
 
-    def _new_comment(self, number: int, body: str) -> dict[str, Any]:
+    def _new_comment(self, number: int, body: str, author: str = BOT) -> dict[str, Any]:
         self._next_id += 1
         comment = {"id": self._next_id, "issue": number, "body": body, "edits": 0}
+        comment["author"] = author
         self.comments[comment["id"]] = comment
         return comment
 
@@ -202,7 +207,7 @@ class FakeGitHub:
             issue_url=issue_url,
             html_url=f"https://github.example/{OWNER}/{REPO}/pull/{comment['issue']}#issuecomment-{comment['id']}",
         )
-        data["user"].update(login="github-actions[bot]")
+        data["user"].update(login=comment["author"])
         if full:  # the application/vnd.github.full+json media type adds rendered bodies
             data.update(
                 body_text=comment["body"], body_html=f"<p>{len(comment['body'])} chars</p>"

@@ -260,9 +260,23 @@ def test_quoted_marker_is_not_taken_for_ours(server: FakeServer, tmp_path: Path)
     assert len(bodies) == 2 and bodies[1].startswith(MARKER)
 
 
+def test_a_marker_comment_by_someone_else_is_never_edited(
+    server: FakeServer, tmp_path: Path
+) -> None:
+    """A contributor posts the hidden marker first (with a fake PASS): perfgate creates its
+    own comment instead of editing theirs (the report would have been theirs to change)."""
+    theirs = server.fake._new_comment(1, f"{MARKER}\n### perfgate PASS", author="contributor")
+    assert post(server, write_report(tmp_path / "r")) == 0
+    assert server.fake.comments[theirs["id"]]["edits"] == 0
+    ours = [c for c in server.fake.comments.values() if c["author"] == "github-actions[bot]"]
+    assert len(ours) == 1 and ours[0]["body"].startswith(MARKER)
+    assert post(server, write_report(tmp_path / "r2")) == 0  # the second run edits ours
+    assert ours[0]["edits"] == 1 and server.fake.comments[theirs["id"]]["edits"] == 0
+
+
 def test_pagination_finds_marker_on_a_later_page(server: FakeServer, tmp_path: Path) -> None:
     for i in range(130):
-        server.fake._new_comment(1, f"human comment {i}")
+        server.fake._new_comment(1, f"human comment {i}", author=f"user{i % 7}")
     old = server.fake._new_comment(1, f"{MARKER}\nold report")
     assert post(server, write_report(tmp_path / "r")) == 0
     assert len(server.fake.comments) == 131
