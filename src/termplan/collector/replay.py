@@ -45,6 +45,22 @@ def _touched(shape: tuple[int, ...], dtype: type[np.generic]) -> np.ndarray:
     return out
 
 
+def _check_rows(t: Transition, num_envs: int) -> None:
+    """Every per-env field has ``num_envs`` rows; terminal rows match ``done_rows``."""
+    fields = ("obs", "critic", "action", "reward", "next_obs", "next_critic", "done")
+    for name in (*fields, "terminated"):
+        rows = getattr(t, name).shape[:1]
+        if rows != (num_envs,):
+            raise ValueError(f"transition {name}: expected {num_envs} rows, got shape {rows}")
+    k = t.done_rows.shape[0]
+    for name in ("terminal_obs", "terminal_critic"):
+        if getattr(t, name).shape[:1] != (k,):
+            raise ValueError(
+                f"transition {name}: expected one row per done row ({k}), "
+                f"got {getattr(t, name).shape[0]}"
+            )
+
+
 class ReplayRing:
     """``capacity_steps`` slots of ``num_envs`` rows; the oldest slot is overwritten."""
 
@@ -65,7 +81,9 @@ class ReplayRing:
         self.size = 0
 
     def add(self, t: Transition) -> None:
-        """Copy one transition into the next slot."""
+        """Copy one transition into the next slot (a ValueError if its rows do not fit:
+        the copies broadcast, so one row would otherwise fill every env's slot)."""
+        _check_rows(t, self.obs.shape[1])
         k = self.cursor
         np.copyto(self.obs[k], t.obs)
         np.copyto(self.critic[k], t.critic)

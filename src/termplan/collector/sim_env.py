@@ -15,6 +15,7 @@ the replay buffer, and :attr:`SimEnv.fault_resets` counts it.
 
 from __future__ import annotations
 
+import math
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -28,6 +29,28 @@ from termplan.sim.physics import BatchedPhysics
 from termplan.tasks.base import HotSlice, StepOutputs
 
 Rows = np.ndarray | slice
+
+
+def check_actions(actions: object, num_envs: int, action_dim: int) -> np.ndarray:
+    """``actions`` if it is a float array of one finite row per env, else a ValueError.
+
+    The action step copies with broadcasting, so a ``(29,)`` or ``(1, 29)`` array was
+    applied to every env, and a NaN action became a physics fault recorded as a failure
+    transition (NaN in the replay's actions and the reward logs). The finiteness test is a
+    float64 sum (no temporary array in the measured step); only a failure looks further.
+    """
+    want = (num_envs, action_dim)
+    if not isinstance(actions, np.ndarray) or actions.shape != want or actions.dtype.kind != "f":
+        got = (
+            f"shape {actions.shape} dtype {actions.dtype}"
+            if isinstance(actions, np.ndarray)
+            else type(actions).__name__
+        )
+        raise ValueError(f"actions: expected a float array of shape {want}, got {got}")
+    if not math.isfinite(actions.sum(dtype=np.float64)):
+        rows = np.flatnonzero(~np.isfinite(actions).all(axis=1))
+        raise ValueError(f"actions: expected finite values, got NaN or inf in rows {rows[:8]}")
+    return actions
 
 
 def shift_actions(batch: Any, actions: np.ndarray, scale: float, ctrl: np.ndarray) -> np.ndarray:
@@ -114,7 +137,7 @@ class SimEnv(ABC):
     def step(self, actions: np.ndarray) -> EnvStep:
         """Advance every env one control step (see the module docstring)."""
         t0 = time.perf_counter()
-        ctrl = self.apply_action(actions)
+        ctrl = self.apply_action(check_actions(actions, self.num_envs, self.action_dim))
         t1 = time.perf_counter()
         fault = self.physics.step(ctrl)
         t2 = time.perf_counter()

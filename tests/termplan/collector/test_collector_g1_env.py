@@ -40,6 +40,35 @@ def test_apply_action_sets_ctrl_history_and_phase() -> None:
         env.close()
 
 
+@pytest.mark.parametrize(
+    ("actions", "message"),
+    [
+        (np.zeros(29, np.float32), "shape"),  # was broadcast to every env
+        (np.full((1, 29), 0.3, np.float32), "shape"),
+        (np.zeros((N, 28), np.float32), "shape"),
+        (np.zeros((N, 29), np.int32), "float array"),
+        ([[0.0] * 29] * N, "float array"),
+    ],
+)
+def test_step_refuses_actions_of_the_wrong_shape(actions: object, message: str) -> None:
+    env = _env("numpy")
+    env.reset_all()
+    with pytest.raises(ValueError, match=f"actions: .*{message}"):
+        env.step(actions)  # type: ignore[arg-type]
+
+
+def test_step_refuses_non_finite_actions_naming_the_rows() -> None:
+    """A NaN action became a physics fault recorded as a failure (NaN in replay and logs)."""
+    env = _env("numpy")
+    env.reset_all()
+    actions = _actions()
+    actions[2, 0] = np.nan
+    actions[5, 3] = np.inf
+    with pytest.raises(ValueError, match=r"NaN or inf in rows \[2 5\]"):
+        env.step(actions)
+    env.step(_actions())  # the env is untouched and goes on
+
+
 def test_reset_gait_phases_are_wrapped_like_stepped_ones() -> None:
     """[phi, phi + pi] is wrapped into [0, 2 pi) at reset too: one encoding per phase."""
     env = G1WalkEnv("sac_default", 64, "numpy", physics_threads=1, numba_threads=1, seed=5)

@@ -101,3 +101,16 @@ def test_refresher_buckets_are_built_before_any_step() -> None:
         assert sorted(env.refresher._slices) == [1, 2, 4, 8]
     finally:
         env.close()
+
+
+def test_replay_ring_refuses_transitions_whose_rows_do_not_fit() -> None:
+    """A one-row transition filled all four rows of the slot (np.copyto broadcasts)."""
+    from dataclasses import replace
+
+    ring = ReplayRing(2, 4, obs_dim=2, critic_dim=3, action_dim=1)
+    with pytest.raises(ValueError, match="transition obs: expected 4 rows"):
+        ring.add(_transition(1, 1.0, []))
+    short = replace(_transition(4, 1.0, [1, 2]), terminal_obs=np.zeros((1, 2), np.float32))
+    with pytest.raises(ValueError, match="terminal_obs: expected one row per done row"):
+        ring.add(short)
+    assert ring.size == 0  # nothing was written
