@@ -158,13 +158,14 @@ def run(opts: gate_cmd.GateOptions, rounds: int, hooks: gate_cmd.Hooks | None = 
 def _calibrate(
     opts: gate_cmd.GateOptions, rounds: int, hooks: gate_cmd.Hooks
 ) -> tuple[Path, list[CaseFloor]]:
-    config = gate_cmd.load_gate_config(opts)
+    revs = gate_cmd.resolve_revisions(opts)
+    config = gate_cmd.load_gate_config(opts, revs)
     if rounds < config.min_samples:
         raise UserError(f"--rounds {rounds}: need at least min_samples = {config.min_samples}")
     plan = gate.pin_plan(config.pin_threads)
     fp = hooks.fingerprint(plan)
     machine_name = opts.machine or gate.machine_id(fp)
-    settings = gate_cmd.build_settings(opts, config, plan, machine_name)
+    settings = gate_cmd.build_settings(opts, revs, config, plan, machine_name)
     try:
         return _calibrate_run(rounds, hooks, plan, fp, settings)
     finally:

@@ -220,13 +220,16 @@ def _budget_s(opts: GateOptions) -> float:
 
 
 def build_settings(
-    opts: GateOptions, config: GateConfig, plan: machine.PinPlan, machine_name: str
+    opts: GateOptions,
+    revs: Revisions,
+    config: GateConfig,
+    plan: machine.PinPlan,
+    machine_name: str,
 ) -> gate.GateSettings:
-    """Resolve revisions, export both commits and fix the selection, budget and run folder."""
-    repo = _repo_root(opts.repo)
+    """Export both commits and fix the selection, budget and run folder."""
+    repo = revs.repo
     work = opts.work_dir or repo / gate.WORK_DIR
-    base = resolve_base(repo, opts)
-    head = _resolve(repo, opts.head)
+    base, head = revs.base, revs.head
     template = repo / "asv.conf.json"
     stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
     run_dir = work / "runs" / f"{stamp}-{base[:8]}-{head[:8]}"
@@ -252,10 +255,6 @@ def build_settings(
     )
 
 
-#: Changed benchmark files named in the report; the rest are counted.
-MAX_NAMED_FILES = 8
-
-
 def _resolve(repo: Path, rev: str) -> str:
     try:
         return runner.git_resolve(repo, rev)
@@ -263,8 +262,29 @@ def _resolve(repo: Path, rev: str) -> str:
         raise UserError(str(exc)) from None
 
 
-def resolve_base(repo: Path, opts: GateOptions) -> str:
-    """The commit the head is compared against: the merge base of ``--base`` and ``--head``.
+@dataclass(frozen=True)
+class Revisions:
+    """The commits of one run, resolved once: ``--base`` as given, the base actually
+    compared (see :func:`resolve_revisions`) and the head."""
+
+    repo: Path
+    given_base: str
+    base: str
+    head: str
+
+    def note(self, base_arg: str) -> str | None:
+        """A report line when the base compared is a merge base, not ``--base`` itself."""
+        if self.given_base == self.base:
+            return None
+        return (
+            f"base: {self.base[:12]}, the merge base of --base {base_arg} "
+            f"({self.given_base[:12]}) and the head; the changes on --base since then are not "
+            "the pull request's"
+        )
+
+
+def resolve_revisions(opts: GateOptions) -> Revisions:
+    """Resolve ``--base`` and ``--head``; the base compared is their merge base.
 
     A ``--base`` that moved on after the head branched off (``--base main`` a week later)
     would charge the pull request with every change made on main since; the merge base is
@@ -273,6 +293,7 @@ def resolve_base(repo: Path, opts: GateOptions) -> str:
     it would be measured against itself and pass. ``--base`` equal to ``--head`` is the A/A
     run of ``make gate``.
     """
+    repo = _repo_root(opts.repo)
     given, head = _resolve(repo, opts.base), _resolve(repo, opts.head)
     try:
         base = runner.git_merge_base(repo, given, head)
@@ -287,21 +308,10 @@ def resolve_base(repo: Path, opts: GateOptions) -> str:
             f"--head {opts.head!r} is an ancestor of --base {opts.base!r}: the head adds nothing "
             "to compare (pass the commit the head branched from as --base)"
         )
-    return base
+    return Revisions(repo, given, base, head)
 
 
-def base_note(repo: Path, opts: GateOptions, base: str) -> str | None:
-    """A report line when the gate compares against a merge base instead of ``--base``."""
-    given = _resolve(repo, opts.base)
-    if given == base:
-        return None
-    return (
-        f"base: {base[:12]}, the merge base of --base {opts.base} ({given[:12]}) and the head; "
-        "the changes on --base since then are not the pull request's"
-    )
-
-
-def load_gate_config(opts: GateOptions) -> GateConfig:
+def load_gate_config(opts: GateOptions, revs: Revisions) -> GateConfig:
     """``--config``, else ``[tool.perfgate]`` of pyproject.toml *at the base commit*.
 
     The base is the trusted side: a pull request that loosens thresholds or blocking rules
@@ -310,23 +320,23 @@ def load_gate_config(opts: GateOptions) -> GateConfig:
     """
     if opts.config is not None:
         return load_config(opts.config)
-    repo = _repo_root(opts.repo)
-    base = resolve_base(repo, opts)
+    base = revs.base
     try:
-        text = runner.git_show(repo, base, "pyproject.toml")
+        text = runner.git_show(revs.repo, base, "pyproject.toml")
     except (runner.RunnerError, UnicodeDecodeError) as exc:
         raise UserError(f"the gate's configuration at the base commit: {exc}") from None
     return config_from_text(text, f"{base[:12]}:pyproject.toml")
 
 
 def _gate(opts: GateOptions, hooks: Hooks) -> render.Report:
-    config = load_gate_config(opts)
+    revs = resolve_revisions(opts)
+    config = load_gate_config(opts, revs)
     plan = gate.pin_plan(config.pin_threads)
     fp_start = hooks.fingerprint(plan)
     machine_name = opts.machine or gate.machine_id(fp_start)
-    s = build_settings(opts, config, plan, machine_name)
+    s = build_settings(opts, revs, config, plan, machine_name)
     try:
-        return _gate_run(opts, hooks, plan, fp_start, s)
+        return _gate_run(opts, hooks, plan, fp_start, s, revs.note(opts.base))
     finally:
         discard_exports(s)
 
@@ -342,10 +352,11 @@ def _gate_run(
     plan: machine.PinPlan,
     fp_start: machine.Fingerprint,
     s: gate.GateSettings,
+    base_note: str | None,
 ) -> render.Report:
     config, machine_name = s.config, s.machine
     hooks.log(f"base {s.base[:12]} head {s.head[:12]} machine {machine_name}; run dir {s.run_dir}")
-    changes = change_notes(opts, s)
+    changes = (*([base_note] if base_note else []), *suite_notes(s))
     parity = gate.run_parity(s, gate.parity_command(config, opts.quick))
     hooks.log(f"parity: {parity.status.value}")
     if parity.status is not policy.ParityStatus.PASSED:
@@ -373,32 +384,30 @@ def _gate_run(
     return _report(opts, s, decision, analysis, parity, environment, notes)
 
 
-def change_notes(opts: GateOptions, s: gate.GateSettings) -> tuple[str, ...]:
-    """Report lines on what is compared: a merge base used for ``--base``, and benchmark
-    files of this checkout (both sides run them, as asv does) that differ from the base's.
+#: Changed benchmark files named in the report; the rest are counted.
+MAX_NAMED_FILES = 8
+
+
+def suite_notes(s: gate.GateSettings) -> tuple[str, ...]:
+    """A report line naming benchmark files of this checkout (both sides run them, as asv
+    does) that differ from the base commit's.
 
     A pull request that edits a blocking benchmark changes what both sides measure; the
     gate still runs it, and says so where the reviewer reads the verdict.
     """
-    notes = []
-    moved = base_note(s.repo, opts, s.base)
-    if moved:
-        notes.append(moved)
     try:
         changed = runner.git_changed_files(s.repo, s.base, s.benchmark_dir)
     except (runner.RunnerError, ValueError) as exc:
-        notes.append(f"suites: not compared with the base commit's ({exc})")
-        return tuple(notes)
-    if changed:
-        shown = ", ".join(changed[:MAX_NAMED_FILES])
-        more = (
-            f" and {len(changed) - MAX_NAMED_FILES} more" if len(changed) > MAX_NAMED_FILES else ""
-        )
-        notes.append(
-            f"suites: both sides ran this checkout's benchmarks, which differ from the base "
-            f"commit's in {shown}{more}: review those changes with these results"
-        )
-    return tuple(notes)
+        return (f"suites: not compared with the base commit's ({exc})",)
+    if not changed:
+        return ()
+    shown = ", ".join(changed[:MAX_NAMED_FILES])
+    more = len(changed) - MAX_NAMED_FILES
+    return (
+        f"suites: both sides ran this checkout's benchmarks, which differ from the base "
+        f"commit's in {shown}{f' and {more} more' if more > 0 else ''}: review those changes "
+        "with these results",
+    )
 
 
 def _notes(
