@@ -411,13 +411,24 @@ def read_blobs(git: Git, blobs: Sequence[str]) -> list[bytes]:
     return out
 
 
-def write_new_file(path: Path, content: bytes) -> bool:
-    """Write ``path`` atomically unless it exists (then return False; never overwrite)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _staged(path: Path, content: bytes) -> str:
+    """A temporary file beside ``path`` holding ``content``; the caller publishes it (link or
+    replace) and removes the temporary name."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(content)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return tmp
+
+
+def write_new_file(path: Path, content: bytes) -> bool:
+    """Write ``path`` atomically unless it exists (then return False; never overwrite)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _staged(path, content)
+    try:
         os.link(tmp, path)  # atomic, and fails if the path exists
         return True
     except FileExistsError:
@@ -466,10 +477,8 @@ def _blob_id(git: Git, path: Path) -> str:
 
 def replace_file(path: Path, content: bytes) -> None:
     """Write ``path`` atomically, replacing it (metadata only: results are never replaced)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = _staged(path, content)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
