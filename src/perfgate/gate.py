@@ -406,7 +406,7 @@ def measure(m: Measurer, floors: Mapping[CaseKey, float], log: Callable[[str], N
 
     def variants(log: RoundLog) -> dict[CaseKey, Measurement]:
         aligned = gate_rounds.variant_aligned(log, s.config.baselines)
-        return gate_rounds.with_units(({}, gate_rounds.head_measurements(aligned)), m.units)[1]
+        return gate_rounds.with_unit(gate_rounds.head_measurements(aligned), m.units)
 
     base_m, head_m = measured(main)
     head_variants = variants(main)

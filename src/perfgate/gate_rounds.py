@@ -265,11 +265,14 @@ def with_units(
     sides: tuple[dict[CaseKey, Measurement], dict[CaseKey, Measurement]], units: Mapping[str, str]
 ) -> tuple[dict[CaseKey, Measurement], dict[CaseKey, Measurement]]:
     """Both sides' measurements with each case's unit (the sample file holds seconds only)."""
-    base, head = (
-        {k: replace(m, unit=units.get(k.benchmark, m.unit)) for k, m in side.items()}
-        for side in sides
-    )
-    return base, head
+    return with_unit(sides[0], units), with_unit(sides[1], units)
+
+
+def with_unit(
+    side: Mapping[CaseKey, Measurement], units: Mapping[str, str]
+) -> dict[CaseKey, Measurement]:
+    """One side's measurements with each case's unit (see :func:`with_units`)."""
+    return {k: replace(m, unit=units.get(k.benchmark, m.unit)) for k, m in side.items()}
 
 
 def case_names(benchmarks: Mapping[str, Any]) -> dict[CaseKey, str]:
