@@ -37,6 +37,7 @@ from termplan.errors import TermPlanError
 from termplan.flat import flat_line, flat_views
 from termplan.kernel_options import LLVM_OPTIONS, PARALLEL_OPTIONS, SERIAL_OPTIONS
 from termplan.lanes import TILE, LaneSplit, lane_line, lane_split
+from termplan.names import INLINE_HELPERS
 from termplan.plan import ResolvedPlan, ResolvedTerm, variable_stem
 from termplan.spec import ENV_STAGE, POST_STAGE, Constant, Fragment, TermKind, VectorSource
 
@@ -97,7 +98,7 @@ def generate_source(plan: ResolvedPlan, scale_mode: ScaleMode = ScaleMode.BAKED)
         tiled = _tiled_bodies(plan, scale_mode, split)
         text = "\n".join(tiled[0] + tiled[1])
         kernels = [_tiled_kernel(v, args, plan, tiled, rewards, "_log" in v) for v in VARIANTS]
-    helpers = tuple(h for h in ("fast_exp", "lane_exp", "lane_index", "weigh") if f"{h}(" in text)
+    helpers = tuple(h for h in INLINE_HELPERS if f"{h}(" in text)
     touch = _first_touch(plan, tiled=split is not None)
     parts = [_header(plan, scale_mode, helpers), *_constants(plan), *kernels, touch]
     return replace(contract, text="\n\n".join(parts) + "\n")

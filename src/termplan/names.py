@@ -23,20 +23,10 @@ from termplan.errors import TermPlanError
 KERNEL_LOCALS = frozenset(
     {"n", "i", "t", "tid", "lo", "count", "lane", "cells", "rew", "k", "scales", "scratch"}
 )
+#: The :mod:`termplan.intrinsics` helpers a generated module imports when its text calls them.
+INLINE_HELPERS: tuple[str, ...] = ("fast_exp", "lane_exp", "lane_index", "weigh")
 #: Module-level names of a generated module: imports and the inline helpers.
-MODULE_NAMES = frozenset(
-    {
-        "math",
-        "np",
-        "get_thread_id",
-        "njit",
-        "prange",
-        "fast_exp",
-        "lane_exp",
-        "lane_index",
-        "weigh",
-    }
-)
+MODULE_NAMES = frozenset({"math", "np", "get_thread_id", "njit", "prange", *INLINE_HELPERS})
 #: Prefixes of generated names: inputs/outputs and their flat views, log accumulators. (The
 #: ``r_<term>``/``d_<term>`` values of rewards and terminations are passed per plan.)
 RESERVED_PREFIXES = ("in_", "out_", "f_", "o_", "log_")
