@@ -121,15 +121,13 @@ def resolve_plan(
     terms = []
     seen: dict[str, str] = {}  # generated variable stem (``.`` spelled ``__``) -> term name
     for config in configs:
-        term = _resolve_term(registry, config, widths)
+        term = _resolve_term(registry, config, widths, reward_multiplier)
         stem = variable_stem(term.name)
         if stem in seen:
             other = seen[stem]
             why = "duplicate name" if other == term.name else f"same generated name as {other!r}"
             raise TermPlanError(f"term {term.name!r}: {why} in plan")
         seen[stem] = term.name
-        if term.kind is TermKind.REWARD:
-            check_weight(term.name, term.scale, reward_multiplier)
         terms.append(term)
     _merge_inputs(t.definition for t in terms)
     sources = tuple(
@@ -173,11 +171,11 @@ def variable_stem(name: str) -> str:
 
 
 def _resolve_term(
-    registry: TermRegistry, config: TermConfig, widths: dict[str, int]
+    registry: TermRegistry, config: TermConfig, widths: dict[str, int], multiplier: float
 ) -> ResolvedTerm:
     check_identifier("term name", config.name.replace(".", "_"))
     definition = registry.resolve(config.key)
-    scale = _check_scale(config, definition.kind)
+    scale = _check_scale(config, definition.kind, multiplier)
     params = _resolve_params(config, definition)
     group, offset, width = None, 0, 1
     if definition.kind is TermKind.OBSERVATION:
@@ -195,13 +193,12 @@ def _resolve_term(
     )
 
 
-def _check_scale(config: TermConfig, kind: TermKind) -> float:
-    if not is_real(config.scale):  # not True or "1": a mistyped weight is not silently 1.0
-        raise TermPlanError(f"term {config.name!r}: scale must be a number, got {config.scale!r}")
-    scale = float(config.scale)
-    if not math.isfinite(scale):
-        raise TermPlanError(f"term {config.name!r}: scale must be finite, got {config.scale}")
-    if kind is not TermKind.REWARD and scale not in (0.0, 1.0):
+def _check_scale(config: TermConfig, kind: TermKind, multiplier: float) -> float:
+    """A number, finite, whose reward weight is 0 only for 0 (:func:`check_weight`); 0 or 1
+    for the other kinds."""
+    weighs = kind is TermKind.REWARD  # only rewards are multiplied (by ctrl_dt)
+    scale = check_weight(config.name, config.scale, multiplier if weighs else 1.0)
+    if not weighs and scale not in (0.0, 1.0):
         raise TermPlanError(
             f"term {config.name!r}: {kind.value} scale must be 0 or 1, got {config.scale}"
         )
