@@ -59,7 +59,7 @@ dashboard: $(STAMP)  ## static asv dashboard in .asv/html (perf-results branch +
 		git ls-remote --exit-code --heads origin perf-results >/dev/null || status=$$?; \
 	fi; \
 	case $$status in \
-	0) $(PY) -m perfgate.history export --remote origin --branch perf-results --dest .asv/results ;; \
+	0) $(PY) -m perfgate.cli history export --remote origin --branch perf-results --dest .asv/results ;; \
 	2) echo "dashboard: no perf-results branch on origin; local results only" ;; \
 	*) echo "dashboard: cannot read origin (git ls-remote exit $$status)" >&2; exit 1 ;; \
 	esac

@@ -60,9 +60,9 @@ done
 # "origin", then publish from a results dir exported back from the branch.
 git init -q --bare "$WORK/origin.git"
 git -C "$REPO" remote add origin "$WORK/origin.git"
-"$PY" -m perfgate.history append --repo "$REPO" --results .asv/results
+"$PY" -m perfgate.cli history append --repo "$REPO" --results .asv/results
 mv .asv/results "$WORK/local-results"
-"$PY" -m perfgate.history export --repo "$REPO" --dest .asv/results >/dev/null
+"$PY" -m perfgate.cli history export --repo "$REPO" --dest .asv/results >/dev/null
 "$PY" -m asv publish
 "$PY" "$ROOT/ci/dashboard_assets.py" .asv/html --cache "$ROOT/.asv/vendor-cache"
 HTML="$REPO/.asv/html"

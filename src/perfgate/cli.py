@@ -1,19 +1,18 @@
-"""`perfgate` command line: argparse subcommands dispatched to command modules.
+"""`perfgate` command line: argparse subcommands dispatched to `perfgate.commands`.
 
-Each command module in `COMMAND_MODULES` exposes ``add_parser(subparsers)`` which registers a
-subparser and sets ``func(args) -> int``. Modules that do not exist yet are skipped
-(`importlib.util.find_spec`), so commands can be developed in parallel.
+Each module in `COMMANDS` exposes ``add_parser(subparsers)``, which registers a subparser
+and sets ``func(args) -> int``.
 
 Exit codes: 0 PASS, 1 REGRESSION, 2 PARITY_FAILURE, 3 ERROR. Usage errors, `UserError` and any
 unexpected exception all exit 3: the gate fails closed, and argparse's own exit code 2 would
-otherwise be mistaken for a parity failure.
+otherwise be mistaken for a parity failure. (``perfgate history`` keeps its own contract:
+0 success, 1 error, 2 usage; its parsers say so with ``usage_exit_code``.)
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import sys
 import traceback
 from collections.abc import Sequence
@@ -21,25 +20,31 @@ from typing import NoReturn
 
 from perfgate import __version__
 from perfgate.errors import UserError
+from perfgate.verdict import EXIT_ERROR
 
-COMMAND_MODULES = ("compare_cmd", "gate_cmd", "calibrate_cmd", "post_cmd", "publish_cmd")
-EXIT_ERROR = 3
+COMMANDS = ("compare", "gate", "calibrate", "post", "publish", "history")
+
+
+class UsageError(UserError):
+    """A command line argparse refused; ``exit_code`` is its parser's usage exit code."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 class _Parser(argparse.ArgumentParser):
-    """ArgumentParser whose usage errors raise `UserError` (exit 3) instead of exiting 2."""
+    """ArgumentParser whose usage errors raise `UsageError` (exit 3 unless the parser's
+    ``usage_exit_code`` says otherwise) instead of exiting 2."""
+
+    usage_exit_code = EXIT_ERROR
 
     def error(self, message: str) -> NoReturn:
-        raise UserError(f"{self.prog}: {message}")
-
-
-def available_commands() -> list[str]:
-    """The command modules that exist in this installation."""
-    return [m for m in COMMAND_MODULES if importlib.util.find_spec(f"perfgate.{m}") is not None]
+        raise UsageError(f"{self.prog}: {message}", self.usage_exit_code)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with one subparser per available command module."""
+    """The top-level parser with one subparser per command module."""
     parser = _Parser(
         prog="perfgate",
         description="CI performance gate over airspeed-velocity results.",
@@ -47,8 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"perfgate {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in available_commands():
-        module = importlib.import_module(f"perfgate.{name}")
+    for name in COMMANDS:
+        module = importlib.import_module(f"perfgate.commands.{name}")
         module.add_parser(subparsers)
     return parser
 
@@ -63,6 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help(sys.stderr)
             return EXIT_ERROR
         return int(func(args))
+    except UsageError as exc:
+        print(f"perfgate: error: {exc}", file=sys.stderr)
+        return exc.exit_code
     except UserError as exc:
         print(f"perfgate: error: {exc}", file=sys.stderr)
         return EXIT_ERROR

@@ -25,3 +25,7 @@ class ResultFileError(UserError):
 
 class ConfigError(UserError):
     """The `[tool.perfgate]` configuration is invalid; the message names the key."""
+
+
+class RunnerError(RuntimeError):
+    """git, asv or the parity command could not be run as asked."""

@@ -16,7 +16,6 @@ raised from this module is redacted.
 
 from __future__ import annotations
 
-import enum
 import logging
 import re
 import time
@@ -25,12 +24,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from perfgate.formats.report_files import MARKER
+from perfgate.retry import RetryPolicy
 from perfgate.secrets import redact
+from perfgate.verdict import CommitState, state_for
 
 LOG = logging.getLogger(__name__)
 T = TypeVar("T")
 
-MARKER = "<!-- perfgate-report -->"
 #: Whose marker comment the poster updates: the login behind the workflows' GITHUB_TOKEN.
 #: ``PERFGATE_COMMENT_AUTHOR`` (or ``perfgate post --comment-author``) names another one,
 #: e.g. a GitHub App's ``<slug>[bot]`` or a personal access token's user.
@@ -39,41 +40,6 @@ STATUS_CONTEXT = "perfgate"
 COMMENT_LIMIT = 65_536
 DESCRIPTION_LIMIT = 140
 DEFAULT_API_URL = "https://api.github.com"
-
-
-class CommitState(str, enum.Enum):
-    """Commit status states that perfgate sets."""
-
-    SUCCESS = "success"
-    FAILURE = "failure"
-    ERROR = "error"
-
-
-#: Gate verdicts and exit codes (the contract with ``perfgate gate``'s ``verdict.json``).
-VERDICT_EXIT_CODES = {"pass": 0, "regression": 1, "parity_failure": 2, "error": 3}
-_VERDICT_STATES = {
-    "pass": CommitState.SUCCESS,
-    "regression": CommitState.FAILURE,
-    "parity_failure": CommitState.FAILURE,
-    "error": CommitState.ERROR,
-}
-_EXIT_STATES = {code: _VERDICT_STATES[v] for v, code in VERDICT_EXIT_CODES.items()}
-
-
-def state_for(verdict: int | str) -> CommitState:
-    """Commit state for a gate exit code (0..3), a verdict name or a state name."""
-    if isinstance(verdict, int) and not isinstance(verdict, bool):
-        if verdict in _EXIT_STATES:
-            return _EXIT_STATES[verdict]
-    elif isinstance(verdict, str):
-        if verdict in _VERDICT_STATES:
-            return _VERDICT_STATES[verdict]
-        if verdict in {s.value for s in CommitState}:
-            return CommitState(verdict)
-    raise ValueError(
-        f"verdict {verdict!r}: expected an exit code 0-3 or one of "
-        f"{sorted(_VERDICT_STATES)} / {[s.value for s in CommitState]}"
-    )
 
 
 class GitHubApiError(Exception):
@@ -175,19 +141,6 @@ def status_description(summary: str) -> str:
     return line[: DESCRIPTION_LIMIT - 1] + "…"
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
-    """Attempts and waits; ``max_delay`` caps any wait, including server-requested ones."""
-
-    attempts: int = 5
-    base_delay: float = 1.0
-    max_delay: float = 60.0
-
-    def __post_init__(self) -> None:
-        if self.attempts < 1 or self.base_delay < 0 or self.max_delay < 0:
-            raise ValueError(f"retry policy {self}: expected attempts >= 1 and delays >= 0")
-
-
 def _header_float(headers: Mapping[str, str], name: str) -> float | None:
     value = headers.get(name)
     try:
@@ -206,7 +159,7 @@ def retry_delay(
     ``X-RateLimit-Reset``), and bare 429. Other 4xx are final. Waits are capped by
     ``policy.max_delay``.
     """
-    backoff = min(policy.base_delay * 2**attempt, policy.max_delay)
+    backoff = policy.backoff(attempt)
     status = error.status
     if status is None or status >= 500:
         return backoff

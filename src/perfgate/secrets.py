@@ -3,7 +3,8 @@
 The gate runs third-party code (the parity command, asv, the benchmarks of a pull request);
 none of it needs a GitHub token, and whatever it prints may end up in a report that is
 posted publicly. So :func:`without_secrets` drops secret-looking variables from a child's
-environment, and :func:`redact` replaces their values in any text that came back.
+environment, :func:`redact` replaces their values in any text that came back, and
+:func:`redact_url` removes credentials from git remote URLs.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 
 REDACTED = "***"
+#: ``user:token@`` in a URL (a git remote with credentials).
+_URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
 
 #: Variable names that hold credentials (GITHUB_TOKEN, ACTIONS_RUNTIME_TOKEN, AWS_SECRET_...).
 SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSW(OR)?D|CREDENTIAL|API_?KEY|PRIVATE_?KEY", re.I)
@@ -46,3 +49,8 @@ def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
 def without_secrets(env: Mapping[str, str]) -> dict[str, str]:
     """``env`` minus its secret-named variables (for child processes)."""
     return {name: value for name, value in env.items() if not SECRET_NAME.search(name)}
+
+
+def redact_url(text: str) -> str:
+    """``text`` without ``user:token@`` in URLs, so remotes with credentials never reach a log."""
+    return _URL_CREDENTIALS.sub(REDACTED + "@", text)

@@ -1,7 +1,14 @@
-"""Verdict enums: what perfgate decided, per case and overall, before anything is rendered."""
+"""Verdict enums and the one table of what each gate verdict means outside perfgate.
+
+A `GateVerdict` is the process exit code (its value), the name written to ``verdict.json``
+(:attr:`GateVerdict.json_name`) and the GitHub commit state posted for it
+(:attr:`GateVerdict.commit_state`). Every reader and writer of those three goes through
+this module, so they cannot drift apart.
+"""
 
 from __future__ import annotations
 
+import enum
 from enum import Enum
 
 
@@ -35,6 +42,14 @@ _SYMBOLS = {
 }
 
 
+class CommitState(str, enum.Enum):
+    """Commit status states that perfgate sets."""
+
+    SUCCESS = "success"
+    FAILURE = "failure"
+    ERROR = "error"
+
+
 class GateVerdict(Enum):
     """The overall gate decision. The value is the process exit code.
 
@@ -43,6 +58,7 @@ class GateVerdict(Enum):
     there. 2 PARITY_FAILURE: the parity (correctness) command failed, or a configuration
     failed to construct. 3 ERROR: the gate could not decide (bad input, refused comparison,
     nothing compared, inconclusive or invalid blocking case, missing parity); never a pass.
+    Every perfgate command that fails to do its job exits with ERROR's code.
     """
 
     PASS = 0
@@ -54,3 +70,48 @@ class GateVerdict(Enum):
     def exit_code(self) -> int:
         """Process exit code for this verdict."""
         return int(self.value)
+
+    @property
+    def json_name(self) -> str:
+        """The name in ``verdict.json`` ("pass", "regression", "parity_failure", "error")."""
+        return self.name.lower()
+
+    @property
+    def commit_state(self) -> CommitState:
+        """The GitHub commit state posted for this verdict."""
+        return _COMMIT_STATES[self]
+
+    @classmethod
+    def from_json_name(cls, name: str) -> GateVerdict | None:
+        """The verdict written as ``name`` in ``verdict.json``, or None for an unknown name."""
+        return VERDICT_NAMES.get(name)
+
+
+_COMMIT_STATES = {
+    GateVerdict.PASS: CommitState.SUCCESS,
+    GateVerdict.REGRESSION: CommitState.FAILURE,
+    GateVerdict.PARITY_FAILURE: CommitState.FAILURE,
+    GateVerdict.ERROR: CommitState.ERROR,
+}
+#: ``verdict.json`` name -> verdict (the contract between ``perfgate gate`` and ``post``).
+VERDICT_NAMES = {v.json_name: v for v in GateVerdict}
+#: The exit code of a command that could not do its job (the gate's ERROR).
+EXIT_ERROR = GateVerdict.ERROR.exit_code
+EXIT_OK = GateVerdict.PASS.exit_code
+
+
+def state_for(verdict: int | str) -> CommitState:
+    """Commit state for a gate exit code (0..3), a verdict name or a state name."""
+    if isinstance(verdict, int) and not isinstance(verdict, bool):
+        for gate_verdict in GateVerdict:
+            if gate_verdict.exit_code == verdict:
+                return gate_verdict.commit_state
+    elif isinstance(verdict, str):
+        if verdict in VERDICT_NAMES:
+            return VERDICT_NAMES[verdict].commit_state
+        if verdict in {s.value for s in CommitState}:
+            return CommitState(verdict)
+    raise ValueError(
+        f"verdict {verdict!r}: expected an exit code 0-3 or one of "
+        f"{sorted(VERDICT_NAMES)} / {[s.value for s in CommitState]}"
+    )

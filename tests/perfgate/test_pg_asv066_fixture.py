@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from perfgate import cli, store
-from perfgate.store import CaseKey, CaseState
+from perfgate import cli
+from perfgate.formats.asv_results import CaseState, load_commit, read_machine
+from perfgate.formats.benchmarks_json import read_benchmarks
+from perfgate.model import CaseKey
 
 DATA = Path(__file__).parent / "data"
 ROOT = DATA / "asv066"
@@ -18,9 +20,9 @@ BASE, HEAD = "0123456789abcdef0123456789abcdef01234567", "fedcba98"
 
 def test_reads_asv_written_files() -> None:
     """Columns, reprs, samples, stats, failures and machine info as asv stores them."""
-    infos = store.read_benchmarks(ROOT)
+    infos = read_benchmarks(ROOT)
     assert infos["hot_slice.HotSlice.time_compute"].param_names == ("path", "num_envs", "threads")
-    head = store.load_commit(ROOT, "fixture-box", HEAD, benchmarks=infos)
+    head = load_commit(ROOT, "fixture-box", HEAD, benchmarks=infos)
     assert head.commit_hash.startswith(HEAD) and head.machine == "fixture-box"
     ok = head.cases[
         CaseKey(
@@ -39,7 +41,7 @@ def test_reads_asv_written_files() -> None:
     assert failed.state is CaseState.FAILED
     track = head.cases[CaseKey("compile_time.CompileTime.track_first_call")]
     assert track.kind == "track" and track.value == 2.6 and track.samples is None
-    assert store.read_machine(ROOT, "fixture-box")["cpu"] == "Zen 4"
+    assert read_machine(ROOT, "fixture-box")["cpu"] == "Zen 4"
 
 
 def test_compare_on_asv_written_files(tmp_path: Path) -> None:

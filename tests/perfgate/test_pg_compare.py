@@ -8,10 +8,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from perfgate import compare
-from perfgate.compare import Measurement
 from perfgate.config import BaselinePair, GateConfig, ScalingConfig
-from perfgate.store import CaseKey
+from perfgate.model import CaseComparison, CaseKey, Measurement
+from perfgate.pipeline.compare.compile_times import compile_times
+from perfgate.pipeline.compare.confirm import confirmation_pending
+from perfgate.pipeline.compare.measurements import measurements_from_samples
+from perfgate.pipeline.compare.runs import compare_runs, compare_variants
+from perfgate.pipeline.compare.scaling import scaling_rows, thread_scaling
 from perfgate.verdict import CaseVerdict
 
 NO_CONFIRM = GateConfig(confirm=False, resamples=500)
@@ -31,11 +34,11 @@ def one(
     head: Measurement | None,
     config: GateConfig = NO_CONFIRM,
     **kw: object,
-) -> compare.CaseComparison:
+) -> CaseComparison:
     k = (base or head).key  # type: ignore[union-attr]
     b = {k: base} if base else {}
     h = {k: head} if head else {}
-    (row,) = compare.compare_runs(b, h, config, **kw)  # type: ignore[arg-type]
+    (row,) = compare_runs(b, h, config, **kw)  # type: ignore[arg-type]
     return row
 
 
@@ -64,7 +67,7 @@ def test_higher_is_better_benchmarks_are_compared_as_base_over_head() -> None:
     assert one(meas(k, 10000.0, 1), meas(k, 7000.0, 2)).verdict is CaseVerdict.IMPROVED  # unset
     confirmed = replace(cfg, confirm=True)
     again = ({k: meas(k, 10000.0, 3)}, {k: meas(k, 7000.0, 4)})
-    rows = compare.compare_runs(
+    rows = compare_runs(
         {k: meas(k, 10000.0, 1)}, {k: meas(k, 7000.0, 2)}, confirmed, confirmation=again
     )
     assert rows[0].verdict is CaseVerdict.REGRESSED
@@ -97,16 +100,16 @@ def test_confirmation_required_and_checked() -> None:
     k = key()
     cfg = GateConfig(confirm=True, resamples=500)
     base, head = {k: meas(k, 1.0, 1)}, {k: meas(k, 1.3, 2)}
-    (pending,) = compare.compare_runs(base, head, cfg)
+    (pending,) = compare_runs(base, head, cfg)
     assert pending.verdict is CaseVerdict.INCONCLUSIVE and "confirmation" in pending.note
     agree = ({k: meas(k, 1.0, 3)}, {k: meas(k, 1.3, 4)})
-    (ok,) = compare.compare_runs(base, head, cfg, confirmation=agree)
+    (ok,) = compare_runs(base, head, cfg, confirmation=agree)
     assert ok.verdict is CaseVerdict.REGRESSED
     disagree = ({k: meas(k, 1.0, 3)}, {k: meas(k, 1.0, 4)})
-    (no,) = compare.compare_runs(base, head, cfg, confirmation=disagree)
+    (no,) = compare_runs(base, head, cfg, confirmation=disagree)
     assert no.verdict is CaseVerdict.INCONCLUSIVE and "disagrees" in no.note
     faster = ({k: meas(k, 1.0, 3)}, {k: meas(k, 1.0, 4)})
-    (imp,) = compare.compare_runs(base, {k: meas(k, 0.7, 2)}, cfg, confirmation=faster)
+    (imp,) = compare_runs(base, {k: meas(k, 0.7, 2)}, cfg, confirmation=faster)
     assert imp.verdict is CaseVerdict.UNCHANGED
 
 
@@ -118,7 +121,7 @@ def test_a_crash_at_head_in_the_re_run_is_a_failure_at_head(flagged_head: float)
     cfg = GateConfig(confirm=True, resamples=500)
     crashed = Measurement(k, (), failed=True)
     again = ({k: meas(k, 1.0, 3)}, {k: crashed})
-    (row,) = compare.compare_runs(
+    (row,) = compare_runs(
         {k: meas(k, 1.0, 1)}, {k: meas(k, flagged_head, 2)}, cfg, confirmation=again
     )
     assert row.verdict is CaseVerdict.FAILED and row.failed_side == "head"
@@ -137,9 +140,7 @@ def test_invalid_samples_in_the_re_run_are_an_error_not_a_disagreement(
     sides = {"base": meas(k, 1.0, 3), "head": meas(k, 0.7, 4)}
     sides[side] = replace(sides[side], samples=(*sides[side].samples[:-1], bad))
     again = ({k: sides["base"]}, {k: sides["head"]})
-    (row,) = compare.compare_runs(
-        {k: meas(k, 1.0, 1)}, {k: meas(k, 0.7, 2)}, cfg, confirmation=again
-    )
+    (row,) = compare_runs({k: meas(k, 1.0, 1)}, {k: meas(k, 0.7, 2)}, cfg, confirmation=again)
     assert row.verdict is CaseVerdict.INVALID and f"on {side} in the re-run" in row.note
 
 
@@ -153,31 +154,31 @@ def test_confirmation_replicates_direction_and_size() -> None:
     cfg = GateConfig(confirm=True, resamples=500, default_threshold=0.05)
     base, head = {k: meas(k, 1.0, 1, n=40, cv=0.01)}, {k: meas(k, 1.3, 2, n=40, cv=0.01)}
     wide = ({k: meas(k, 1.0, 3, n=40, cv=0.05)}, {k: meas(k, 1.07, 4, n=40, cv=0.05)})
-    (row,) = compare.compare_runs(base, head, cfg, confirmation=wide)
-    conf = compare.compare_runs(*wide, NO_CONFIRM)[0]
+    (row,) = compare_runs(base, head, cfg, confirmation=wide)
+    conf = compare_runs(*wide, NO_CONFIRM)[0]
     assert 1.0 < conf.ci_low < 1.05 < conf.ratio  # the re-run's CI straddles 1 + t
     assert row.verdict is CaseVerdict.REGRESSED
     small = ({k: meas(k, 1.0, 3, n=40, cv=0.01)}, {k: meas(k, 1.03, 4, n=40, cv=0.01)})
-    (row,) = compare.compare_runs(base, head, cfg, confirmation=small)
+    (row,) = compare_runs(base, head, cfg, confirmation=small)
     assert row.verdict is CaseVerdict.INCONCLUSIVE and "disagrees" in row.note
 
 
 def test_confirmation_pending_until_replicated_or_ruled_out() -> None:
     """The re-run gets more rounds while its CI still reaches a threshold-sized effect."""
     k = key()
-    row = compare.CaseComparison(k, CaseVerdict.INCONCLUSIVE, threshold=0.03, blocking=True)
+    row = CaseComparison(k, CaseVerdict.INCONCLUSIVE, threshold=0.03, blocking=True)
     slow, fast = CaseVerdict.REGRESSED, CaseVerdict.IMPROVED
 
-    def at(ratio: float, low: float, high: float, q: float = 0.01) -> compare.CaseComparison:
+    def at(ratio: float, low: float, high: float, q: float = 0.01) -> CaseComparison:
         return replace(row, ratio=ratio, ci_low=low, ci_high=high, q=q)
 
-    assert not compare.confirmation_pending(at(1.05, 1.01, 1.09), slow, 0.05)  # replicated
-    assert compare.confirmation_pending(at(1.05, 0.99, 1.09), slow, 0.05)  # CI reaches 1
-    assert compare.confirmation_pending(at(1.05, 1.01, 1.09, q=0.2), slow, 0.05)  # q not small
-    assert not compare.confirmation_pending(at(1.0, 0.99, 1.02), slow, 0.05)  # ruled out
-    assert not compare.confirmation_pending(at(0.95, 0.93, 0.98), fast, 0.05)
-    assert compare.confirmation_pending(at(0.98, 0.96, 1.01), fast, 0.05)
-    assert compare.confirmation_pending(row, slow, 0.05)  # no statistics yet (too few rounds)
+    assert not confirmation_pending(at(1.05, 1.01, 1.09), slow, 0.05)  # replicated
+    assert confirmation_pending(at(1.05, 0.99, 1.09), slow, 0.05)  # CI reaches 1
+    assert confirmation_pending(at(1.05, 1.01, 1.09, q=0.2), slow, 0.05)  # q not small
+    assert not confirmation_pending(at(1.0, 0.99, 1.02), slow, 0.05)  # ruled out
+    assert not confirmation_pending(at(0.95, 0.93, 0.98), fast, 0.05)
+    assert confirmation_pending(at(0.98, 0.96, 1.01), fast, 0.05)
+    assert confirmation_pending(row, slow, 0.05)  # no statistics yet (too few rounds)
 
 
 def test_noise_floor_raises_threshold() -> None:
@@ -209,7 +210,7 @@ def test_fdr_across_cases() -> None:
     ks = [key(n=i) for i in range(10)]
     base = {k: meas(k, 1.0, i) for i, k in enumerate(ks)}
     head = {k: meas(k, 1.0 if i else 1.15, 100 + i) for i, k in enumerate(ks)}
-    rows = compare.compare_runs(base, head, NO_CONFIRM)
+    rows = compare_runs(base, head, NO_CONFIRM)
     assert all(r.q is not None and r.p is not None and r.q >= r.p for r in rows)
     assert [r.verdict for r in rows].count(CaseVerdict.REGRESSED) == 1
 
@@ -231,7 +232,7 @@ def test_paired_rounds_use_signed_rank() -> None:
 def test_a_flaky_base_round_is_dropped_not_a_failed_case() -> None:
     """Base failing in one of 8 rounds: that round leaves both sides (pairing kept) and the
     2x regression is still found; head failing in one round fails head (it blocks)."""
-    from perfgate.store import PairedCase, SampleRun
+    from perfgate.formats.samples import PairedCase, SampleRun
 
     k = key()
     base_rounds = [(1.0 + 0.01 * i, 1.0) for i in range(8)]
@@ -240,7 +241,7 @@ def test_a_flaky_base_round_is_dropped_not_a_failed_case() -> None:
     def measure(b: list, h: list) -> tuple[Measurement, Measurement]:  # type: ignore[type-arg]
         case = PairedCase(k, tuple(b), tuple(h))
         run = SampleRun("s", "a" * 40, "b" * 40, {}, "seconds", "", {k: case}, ())
-        base, head = compare.measurements_from_samples(run)
+        base, head = measurements_from_samples(run)
         return base[k], head[k]
 
     b, h = measure([*base_rounds[:3], None, *base_rounds[4:]], head_rounds)
@@ -261,7 +262,7 @@ def test_variant_vs_baseline_rows_and_speedups() -> None:
         for path, t in (("handwritten", hand), ("assembled", asm), ("numpy", 10.0)):
             k = key(n=n, path=path)
             head[k] = meas(k, t, n + len(path))
-    rows = compare.compare_variants(head, cfg)
+    rows = compare_variants(head, cfg)
     assert [r.row.key for r in rows] == [key(n=8), key(n=16)]
     slow, fast = rows
     assert slow.row.verdict is CaseVerdict.REGRESSED and slow.row.ratio == pytest.approx(
@@ -285,7 +286,7 @@ def test_speedups_of_throughput_benchmarks_are_variant_over_reference() -> None:
     for path, rate in (("numpy", 1e3), ("handwritten", 1e4), ("assembled", 2e4)):
         k = key(name, n=8, path=path)
         head[k] = meas(k, rate, len(path))
-    (row,) = compare.compare_variants(head, cfg)
+    (row,) = compare_variants(head, cfg)
     assert row.row.verdict is CaseVerdict.IMPROVED
     assert row.speedup_variant == pytest.approx(20, rel=0.05)
     assert row.speedup_baseline == pytest.approx(10, rel=0.05)
@@ -296,7 +297,7 @@ def test_variant_missing_baseline_is_reported() -> None:
     pair = BaselinePair("path", "assembled", "handwritten")
     cfg = GateConfig(confirm=False, baselines=(pair,))
     k = key(n=8, path="assembled")
-    (row,) = compare.compare_variants({k: meas(k, 1.0, 1)}, cfg)
+    (row,) = compare_variants({k: meas(k, 1.0, 1)}, cfg)
     assert row.row.verdict is CaseVerdict.NEW and "handwritten" in row.row.note
 
 
@@ -313,13 +314,13 @@ def test_thread_scaling_seed_shape() -> None:
         key(num_envs=8192, threads=p): meas(key(num_envs=8192, threads=p), t, p, cv=0.0)
         for p, t in new.items()
     }
-    (row,) = compare.thread_scaling(a, b, scaling, ("handwritten", "assembled"))
+    (row,) = thread_scaling(a, b, scaling, ("handwritten", "assembled"))
     assert row.size == "8192" and row.a.best.threads == 64 and row.b.best.threads == 32
     assert row.compared_at == 64
     assert row.a.at(64).efficiency == pytest.approx(8.0 / (64 * 0.3))  # type: ignore[union-attr]
     assert row.efficiency_drop == pytest.approx(8 / (64 * 0.3) - 4 / (64 * 0.6))
     assert row.flagged and "moved 64 -> 32" in row.reason and "dropped" in row.reason
-    same = compare.thread_scaling(a, a, scaling)
+    same = thread_scaling(a, a, scaling)
     assert not same[0].flagged
 
 
@@ -335,10 +336,10 @@ def test_thread_scaling_leaves_throughput_benchmarks_out() -> None:
          for p, r in rates[side].items()}
         for side in ("base", "head")
     ]  # fmt: skip
-    assert compare.scaling_rows(sides[0], sides[1], cfg) == ([], [])
+    assert scaling_rows(sides[0], sides[1], cfg) == ([], [])
     times = [{k.canonical(): m for k, m in side.items()} for side in sides]
     renamed = [{replace(k, benchmark="b.time_x"): m for k, m in t.items()} for t in times]
-    (row,), _ = compare.scaling_rows(renamed[0], renamed[1], cfg)
+    (row,), _ = scaling_rows(renamed[0], renamed[1], cfg)
     assert row.a.best.threads == 1  # the same numbers as times: fewest "seconds" at 1
 
 
@@ -346,8 +347,8 @@ def test_compile_times_are_reported_not_gated() -> None:
     """Compile benchmarks go to their own rows and never into the gated comparison."""
     k = key("b.track_compile_seconds")
     base, head = {k: Measurement(k, (2.0,))}, {k: Measurement(k, (3.0,))}
-    assert compare.compare_runs(base, head, NO_CONFIRM) == []
-    (row,) = compare.compile_times(base, head, NO_CONFIRM)
+    assert compare_runs(base, head, NO_CONFIRM) == []
+    (row,) = compile_times(base, head, NO_CONFIRM)
     assert row.ratio == 1.5
 
 
@@ -357,7 +358,7 @@ def test_q_value_gate_needs_fdr_control() -> None:
     ks = [key(n=i) for i in range(50)]
     base = {k: meas(k, 1.0, i, n=6) for i, k in enumerate(ks)}
     head = {k: meas(k, 1.3 if i == 0 else 1.0, 100 + i, n=6) for i, k in enumerate(ks)}
-    row = compare.compare_runs(base, head, NO_CONFIRM)[0]
+    row = compare_runs(base, head, NO_CONFIRM)[0]
     assert row.ci_low is not None and row.ci_low > 1.05 and row.p is not None and row.p < 0.05
     assert row.q is not None and row.q >= 0.05
     assert row.verdict is CaseVerdict.INCONCLUSIVE and "q =" in row.note

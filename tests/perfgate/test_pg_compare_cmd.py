@@ -8,7 +8,10 @@ from pathlib import Path
 import pg_results_factory as f
 import pytest
 
-from perfgate import cli, post_cmd
+from perfgate import cli
+from perfgate.formats.noise import write_noise_floors_atomic
+from perfgate.formats.report_files import read_report
+from perfgate.formats.samples import write_samples_atomic
 
 BENCH = f.Bench("hot.K.time_k", ("path", "n"), (("handwritten", "assembled"), (8, 16)))
 CONFIG = """
@@ -138,7 +141,7 @@ def test_report_dir_written_once(tmp_path: Path) -> None:
     assert sorted(p.name for p in out.iterdir()) == ["report.html", "report.md", "verdict.json"]
     verdict = json.loads((out / "verdict.json").read_text())
     assert verdict["verdict"] == "regression" and verdict["exit_code"] == 1
-    posted = post_cmd.read_report(out)  # the contract with `perfgate post`
+    posted = read_report(out)  # the contract with `perfgate post`
     assert (posted.verdict, posted.exit_code) == ("regression", 1)
     assert posted.summary.startswith("REGRESSION: merge blocked (")
     before = (out / "report.md").read_text()
@@ -155,7 +158,6 @@ def test_bench_filter(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
 
 def test_paired_sample_file(tmp_path: Path) -> None:
     """--samples switches head vs base to the paired rounds of a perfgate sample file."""
-    from perfgate import store
 
     rounds = [
         {
@@ -171,7 +173,7 @@ def test_paired_sample_file(tmp_path: Path) -> None:
         for i in range(8)
     ]
     samples = tmp_path / "samples.json"
-    store.write_samples_atomic(
+    write_samples_atomic(
         samples,
         {
             "api_version": 1,
@@ -199,21 +201,19 @@ def test_sample_file_of_other_commits_is_refused(
 ) -> None:
     """A sample file whose commits are empty or other than --base/--head is an ERROR (3):
     an empty hash is not a prefix of every commit."""
-    from perfgate import store
 
     case = {"benchmark": "hot.K.time_k", "params": {"path": "assembled", "n": "8"}}
     rounds = [{"cases": [{**case, "base": [1.0, 1.0], "head": [1.0, 1.0]}]}] * 8
     samples = tmp_path / "samples.json"
     data = {"api_version": 1, "kind": "perfgate-samples", "fingerprint": {}, "rounds": rounds}
     data |= {"base": base, "head": f.HEAD_SHA if head is None else head}
-    store.write_samples_atomic(samples, data)
+    write_samples_atomic(samples, data)
     assert _run(_tree(tmp_path), _config(tmp_path), "--samples", str(samples)) == 3
     assert "samples.json: base is" in capsys.readouterr().err
 
 
 def test_noise_floor_file_raises_thresholds(tmp_path: Path) -> None:
     """A 30% slowdown on cases whose A/A noise floor is 50% does not block."""
-    from perfgate import store
 
     noise = tmp_path / "noise.json"
     cases = [
@@ -225,9 +225,7 @@ def test_noise_floor_file_raises_thresholds(tmp_path: Path) -> None:
         }
         for n in (8, 16)
     ]
-    store.write_noise_floors_atomic(
-        noise, {"api_version": 1, "kind": "perfgate-noise", "cases": cases}
-    )
+    write_noise_floors_atomic(noise, {"api_version": 1, "kind": "perfgate-noise", "cases": cases})
     root, cfg = _tree(tmp_path, head_factor=1.3), _config(tmp_path)
     assert _run(root, cfg) == 1
     assert _run(root, cfg, "--noise", str(noise)) == 0

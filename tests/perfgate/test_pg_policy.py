@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from perfgate.compare import CaseComparison, VariantComparison
 from perfgate.config import BaselinePair, GateConfig
-from perfgate.policy import EnvironmentCheck, ParityResult, ParityStatus, decide
-from perfgate.store import CaseKey
+from perfgate.model import (
+    CaseComparison,
+    CaseKey,
+    EnvironmentCheck,
+    ParityResult,
+    ParityStatus,
+    VariantComparison,
+)
+from perfgate.pipeline.decide import decide
 from perfgate.verdict import CaseVerdict, GateVerdict
 
 CFG = GateConfig()

@@ -15,10 +15,26 @@ from xml.etree import ElementTree
 import numpy as np
 import pytest
 
-from perfgate import compare, policy, render
-from perfgate.compare import Measurement
 from perfgate.config import load_config
-from perfgate.store import CaseKey
+from perfgate.model import CaseKey, EnvironmentCheck, Measurement, ParityResult, ParityStatus
+from perfgate.pipeline.compare.compile_times import compile_times
+from perfgate.pipeline.compare.measurements import split_by_param
+from perfgate.pipeline.compare.runs import compare_runs, compare_variants
+from perfgate.pipeline.compare.scaling import thread_scaling
+from perfgate.pipeline.decide import decide
+from perfgate.pipeline.render import (
+    Report,
+    fmt_ci,
+    fmt_p,
+    fmt_pct,
+    fmt_ratio,
+    fmt_speedup,
+    fmt_time,
+    md_escape,
+    render_html,
+    render_markdown,
+    verdict_json,
+)
 from perfgate.verdict import CaseVerdict
 
 HERE = Path(__file__).parent
@@ -64,24 +80,24 @@ def _sides() -> tuple[dict[CaseKey, Measurement], dict[CaseKey, Measurement]]:
 
 def build_report(
     command: str = "perfgate compare .asv/results --base 1111 --head aaaa",
-) -> render.Report:
+) -> Report:
     """A report covering every section, built only from fixed seeds."""
     base, head = _sides()
-    rows = compare.compare_runs(base, head, CONFIG)
-    variants = compare.compare_variants(head, CONFIG)
+    rows = compare_runs(base, head, CONFIG)
+    variants = compare_variants(head, CONFIG)
     assert CONFIG.scaling is not None
-    scaling = compare.thread_scaling(base, head, CONFIG.scaling)
+    scaling = thread_scaling(base, head, CONFIG.scaling)
     pair = CONFIG.baselines[0]
-    v_scaling = compare.thread_scaling(
-        compare.split_by_param(head, "path", pair.baseline),
-        compare.split_by_param(head, "path", pair.variant),
+    v_scaling = thread_scaling(
+        split_by_param(head, "path", pair.baseline),
+        split_by_param(head, "path", pair.variant),
         CONFIG.scaling,
         (pair.baseline, pair.variant),
     )
-    parity = policy.ParityResult(policy.ParityStatus.PASSED, "make test-all", "212 passed")
-    env = policy.EnvironmentCheck(ENV, ENV)
-    decision = policy.decide(rows, variants, CONFIG, parity=parity, environment=env)
-    return render.Report(
+    parity = ParityResult(ParityStatus.PASSED, "make test-all", "212 passed")
+    env = EnvironmentCheck(ENV, ENV)
+    decision = decide(rows, variants, CONFIG, parity=parity, environment=env)
+    return Report(
         decision=decision,
         config=CONFIG,
         base="1111111122222222333333334444444455555555",
@@ -92,7 +108,7 @@ def build_report(
         variants=variants,
         scaling=scaling,
         variant_scaling=v_scaling,
-        compile_rows=compare.compile_times(base, head, CONFIG),
+        compile_rows=compile_times(base, head, CONFIG),
         parity=parity,
         environment=env,
     )
@@ -107,18 +123,18 @@ def _check_golden(name: str, text: str) -> None:
 
 def test_golden_markdown() -> None:
     """The PR comment matches the golden file."""
-    _check_golden("report.md", render.render_markdown(build_report()))
+    _check_golden("report.md", render_markdown(build_report()))
 
 
 def test_golden_html() -> None:
     """The HTML report matches the golden file."""
-    _check_golden("report.html", render.render_html(build_report()))
+    _check_golden("report.html", render_html(build_report()))
 
 
 def test_markdown_layout() -> None:
     """Marker first, verdict line first visible, regressions before improvements before the
     collapsed rest, and every section present."""
-    md = render.render_markdown(build_report())
+    md = render_markdown(build_report())
     lines = md.splitlines()
     assert lines[0] == "<!-- perfgate-report -->"
     assert lines[1].startswith("### ❌ perfgate REGRESSION")
@@ -149,7 +165,7 @@ def _cells(line: str) -> int:
 def test_markdown_escapes_names() -> None:
     """A benchmark named a|b<script> and a param with a backtick/newline/pipe stay inside
     their cells and inject no HTML."""
-    md = render.render_markdown(build_report(command="perfgate compare x --bench 'a```b'"))
+    md = render_markdown(build_report(command="perfgate compare x --bench 'a```b'"))
     assert "<script>" not in md and "&lt;script&gt;" in md
     lines = md.splitlines()
     evil_at = next(i for i, line in enumerate(lines) if "alert(1)" in line)
@@ -162,7 +178,7 @@ def test_markdown_escapes_names() -> None:
 
 def test_html_svg_is_well_formed() -> None:
     """Every inline SVG chart parses as XML and the CI chart has one bar per shown ratio."""
-    html = render.render_html(build_report())
+    html = render_html(build_report())
     svgs = re.findall(r"<svg .*?</svg>", html, flags=re.S)
     assert len(svgs) == 1 + 4  # ratio chart + one per scaling row
     for svg in svgs:
@@ -172,7 +188,7 @@ def test_html_svg_is_well_formed() -> None:
 
 def test_html_escapes_names() -> None:
     """The HTML report autoescapes names (no raw <script>)."""
-    html = render.render_html(build_report())
+    html = render_html(build_report())
     assert "<script>" not in html and "a|b&lt;script&gt;alert(1)&lt;/script&gt;" in html
 
 
@@ -190,13 +206,13 @@ def test_html_escapes_names() -> None:
 )
 def test_md_escape_units(raw: object, escaped: str) -> None:
     """Each markdown special character is neutralised."""
-    assert render.md_escape(raw) == escaped
+    assert md_escape(raw) == escaped
 
 
 def test_verdict_json_mirrors_decision() -> None:
     """verdict.json carries the verdict, exit code, reasons and every row."""
     report = build_report()
-    data = render.verdict_json(report)
+    data = verdict_json(report)
     assert data["verdict"] == "regression" and data["exit_code"] == 1
     assert len(data["cases"]) == len(report.rows)
     assert {c["verdict"] for c in data["cases"]} >= {
@@ -208,16 +224,16 @@ def test_verdict_json_mirrors_decision() -> None:
 @pytest.mark.parametrize(
     ("fn", "args", "text"),
     [
-        (render.fmt_time, (0.9996,), "1 s"),
-        (render.fmt_time, (0.0009996,), "1 ms"),
-        (render.fmt_time, (2.5e-9,), "2.5 ns"),
-        (render.fmt_ratio, (4e-4,), "0.0004"),
-        (render.fmt_ratio, (1.2345,), "1.234"),
-        (render.fmt_ci, (1.0, math.inf), "1.000–∞"),
-        (render.fmt_ci, (math.nan, 1.0), "–"),
-        (render.fmt_p, (math.nan,), "–"),
-        (render.fmt_pct, (math.inf,), "–"),
-        (render.fmt_speedup, (math.nan,), "–"),
+        (fmt_time, (0.9996,), "1 s"),
+        (fmt_time, (0.0009996,), "1 ms"),
+        (fmt_time, (2.5e-9,), "2.5 ns"),
+        (fmt_ratio, (4e-4,), "0.0004"),
+        (fmt_ratio, (1.2345,), "1.234"),
+        (fmt_ci, (1.0, math.inf), "1.000–∞"),
+        (fmt_ci, (math.nan, 1.0), "–"),
+        (fmt_p, (math.nan,), "–"),
+        (fmt_pct, (math.inf,), "–"),
+        (fmt_speedup, (math.nan,), "–"),
     ],
 )
 def test_number_formats_at_the_edges(fn, args: tuple[float, ...], text: str) -> None:  # type: ignore[no-untyped-def]
@@ -233,13 +249,13 @@ def test_a_regression_that_does_not_block_says_so() -> None:
     other = CaseKey("collector.Collector.time_run", (("path", "numpy"),))
     base = {hot: _m(hot, 1e-3, 1), other: _m(other, 1.0, 3)}
     head = {hot: _m(hot, 1e-3, 2), other: _m(other, 1.5, 4)}
-    rows = compare.compare_runs(base, head, cfg)
+    rows = compare_runs(base, head, cfg)
     assert not next(r for r in rows if r.key == other).blocking
-    parity = policy.ParityResult(policy.ParityStatus.PASSED, "make test-all", "ok")
-    decision = policy.decide(rows, [], cfg, parity=parity)
-    report = render.Report(decision, cfg, "1" * 40, "a" * 40, "m", "x", rows=rows, parity=parity)
-    markdown = render.render_markdown(report)
+    parity = ParityResult(ParityStatus.PASSED, "make test-all", "ok")
+    decision = decide(rows, [], cfg, parity=parity)
+    report = Report(decision, cfg, "1" * 40, "a" * 40, "m", "x", rows=rows, parity=parity)
+    markdown = render_markdown(report)
     assert "PASS" in markdown and "1 regression(s) (1 in benchmarks that do not block)" in markdown
     row = next(ln for ln in markdown.splitlines() if "collector.Collector" in ln)
     assert "reported only: this benchmark does not block" in row
-    assert "reported only: this benchmark does not block" in render.render_html(report)
+    assert "reported only: this benchmark does not block" in render_html(report)

@@ -9,9 +9,20 @@ from pathlib import Path
 import pg_results_factory as f
 import pytest
 
-from perfgate import store
+from perfgate import atomic
 from perfgate.errors import ResultFileError, UserError
-from perfgate.store import CaseKey, CaseState
+from perfgate.formats.asv_results import (
+    CaseState,
+    iter_result_files,
+    list_machines,
+    load_commit,
+    read_result_file,
+    same_commit,
+)
+from perfgate.formats.benchmarks_json import read_benchmarks
+from perfgate.formats.noise import parse_noise_floors, read_noise_floors, write_noise_floors_atomic
+from perfgate.formats.samples import read_samples, write_samples_atomic
+from perfgate.model import CaseKey
 
 BENCH = f.Bench("suite.time_k", ("path", "n"), (("numpy", "assembled"), (8, 16)))
 
@@ -28,9 +39,7 @@ def _tree(tmp_path: Path) -> Path:
 def test_reads_asv_result_file(tmp_path: Path) -> None:
     """Values, samples, param names from benchmarks.json, unquoted values, failure, skip."""
     root = _tree(tmp_path)
-    rs = store.load_commit(
-        root, "perf-runner", f.HEAD_SHA[:10], benchmarks=store.read_benchmarks(root)
-    )
+    rs = load_commit(root, "perf-runner", f.HEAD_SHA[:10], benchmarks=read_benchmarks(root))
     assert rs.commit_hash == f.HEAD_SHA and rs.env_name == "existing-py_3.11"
     assert rs.machine == "perf-runner" and rs.machine_info["cpu"] == "AMD EPYC 9654"
     assert rs.run_started_at == 1764400000000 and rs.run_duration == 12.5
@@ -46,8 +55,8 @@ def test_reads_asv_result_file(tmp_path: Path) -> None:
 def test_param_names_fall_back_without_benchmarks_json(tmp_path: Path) -> None:
     """Without benchmarks.json info, params are named param1.. like asv's display."""
     root = _tree(tmp_path)
-    path = next(store.iter_result_files(root, "perf-runner")).path
-    keys = list(store.read_result_file(path).cases)
+    path = next(iter_result_files(root, "perf-runner")).path
+    keys = list(read_result_file(path).cases)
     assert keys[0].params == (("param1", "numpy"), ("param2", "8"))
 
 
@@ -85,22 +94,22 @@ def _set_column(text: str, column: str, value: object) -> str:
 def test_bad_result_files_raise_naming_the_file(tmp_path: Path, mutate, message: str) -> None:  # type: ignore[no-untyped-def]
     """Corrupt, truncated, wrong-version or column-less files give ResultFileError."""
     root = _tree(tmp_path)
-    path = next(store.iter_result_files(root, "perf-runner")).path
+    path = next(iter_result_files(root, "perf-runner")).path
     path.write_text(mutate(path.read_text()))
     with pytest.raises(ResultFileError, match=message) as info:
-        store.read_result_file(path)
+        read_result_file(path)
     assert str(path) in str(info.value)
 
 
 def test_row_shape_mismatch_is_an_error(tmp_path: Path) -> None:
     """A result list whose length does not match the parameter grid is refused."""
     root = _tree(tmp_path)
-    path = next(store.iter_result_files(root, "perf-runner")).path
+    path = next(iter_result_files(root, "perf-runner")).path
     data = json.loads(path.read_text())
     data["results"][BENCH.name][0] = [1.0]
     path.write_text(json.dumps(data))
     with pytest.raises(ResultFileError, match="list of 4 entries"):
-        store.read_result_file(path)
+        read_result_file(path)
 
 
 def test_half_written_files_are_ignored_and_refused(tmp_path: Path) -> None:
@@ -108,24 +117,24 @@ def test_half_written_files_are_ignored_and_refused(tmp_path: Path) -> None:
     root = _tree(tmp_path)
     tmp = root / "perf-runner" / f"{f.BASE_SHA[:8]}-existing-py_3.11.json.tmp"
     tmp.write_text('{"version": 2, "commit_hash": "1111')
-    names = [r.path.name for r in store.iter_result_files(root, "perf-runner")]
+    names = [r.path.name for r in iter_result_files(root, "perf-runner")]
     assert names == [f"{f.HEAD_SHA[:8]}-existing-py_3.11.json"]
     with pytest.raises(ResultFileError, match="half-written"):
-        store.read_result_file(tmp)
+        read_result_file(tmp)
     with pytest.raises(UserError, match="unknown revision"):
-        store.load_commit(root, "perf-runner", f.BASE_SHA)
+        load_commit(root, "perf-runner", f.BASE_SHA)
 
 
 def test_unknown_and_malformed_revisions(tmp_path: Path) -> None:
     """Unknown hash, non-hex revision and a missing machine are UserErrors."""
     root = _tree(tmp_path)
     with pytest.raises(UserError, match="unknown revision 'deadbeef'"):
-        store.load_commit(root, "perf-runner", "deadbeef")
+        load_commit(root, "perf-runner", "deadbeef")
     with pytest.raises(UserError, match="not a commit hash"):
-        store.load_commit(root, "perf-runner", "main; rm -rf /")
+        load_commit(root, "perf-runner", "main; rm -rf /")
     with pytest.raises(UserError, match="no results for machine"):
-        store.load_commit(root, "other", f.HEAD_SHA)
-    assert store.list_machines(root) == ["perf-runner"]
+        load_commit(root, "other", f.HEAD_SHA)
+    assert list_machines(root) == ["perf-runner"]
 
 
 def _sample_data() -> dict[str, object]:
@@ -160,16 +169,16 @@ def _sample_data() -> dict[str, object]:
 def test_sample_file_round_trip_and_no_clobber(tmp_path: Path) -> None:
     """write_samples_atomic writes once, leaves no temp file, and refuses to overwrite."""
     path = tmp_path / "runs" / "samples-1.json"
-    store.write_samples_atomic(path, _sample_data())
+    write_samples_atomic(path, _sample_data())
     assert [p.name for p in path.parent.iterdir()] == ["samples-1.json"]
-    run = store.read_samples(path)
+    run = read_samples(path)
     case = run.cases[CaseKey("b", (("n", "8"),))]
     assert case.base_rounds == ((1.0, 1.1), (1.0,)) and case.head_rounds == ((1.2, 1.3), None)
     assert case.failed_head and not case.failed_base
     assert run.orders == (("base", "head"), ("head", "base"))
     before = path.read_text()
     with pytest.raises(UserError, match="already exists"):
-        store.write_samples_atomic(path, _sample_data())
+        write_samples_atomic(path, _sample_data())
     assert path.read_text() == before
 
 
@@ -200,7 +209,7 @@ def test_invalid_sample_data_is_never_written(
     """Validation runs before writing: nothing appears on disk."""
     path = tmp_path / "s.json"
     with pytest.raises(ResultFileError, match=message):
-        store.write_samples_atomic(path, {**_sample_data(), **change})
+        write_samples_atomic(path, {**_sample_data(), **change})
     assert list(tmp_path.iterdir()) == []
 
 
@@ -209,7 +218,7 @@ def test_truncated_sample_file(tmp_path: Path) -> None:
     path = tmp_path / "s.json"
     path.write_text(json.dumps(_sample_data())[:50])
     with pytest.raises(ResultFileError, match="corrupt or truncated") as info:
-        store.read_samples(path)
+        read_samples(path)
     assert "s.json" in str(info.value)
 
 
@@ -221,14 +230,14 @@ def test_noise_floor_file(tmp_path: Path) -> None:
         "cases": [{"benchmark": "b", "params": {"n": 8}, "noise_floor": 0.07}],
     }
     path = tmp_path / "noise.json"
-    store.write_noise_floors_atomic(path, doc)
-    assert store.read_noise_floors(path) == {CaseKey("b", (("n", "8"),)): 0.07}
+    write_noise_floors_atomic(path, doc)
+    assert read_noise_floors(path) == {CaseKey("b", (("n", "8"),)): 0.07}
     for bad in (-1, math.inf, math.nan, 10.0, True, "0.1"):
         # an infinite (or absurd) floor would raise every threshold beyond any slowdown
         with pytest.raises(ResultFileError, match="noise_floor must be"):
-            store.parse_noise_floors({**doc, "cases": [{"benchmark": "b", "noise_floor": bad}]})
+            parse_noise_floors({**doc, "cases": [{"benchmark": "b", "noise_floor": bad}]})
     with pytest.raises(ResultFileError, match="not a perfgate-noise file"):
-        store.parse_noise_floors({"kind": "x"})
+        parse_noise_floors({"kind": "x"})
 
 
 def test_publish_never_clobbers_a_racing_writer(
@@ -236,15 +245,15 @@ def test_publish_never_clobbers_a_racing_writer(
 ) -> None:
     """A file that appears after the existence check is still not replaced."""
     target = tmp_path / "samples.json"
-    real_mkstemp = store.tempfile.mkstemp
+    real_mkstemp = atomic.tempfile.mkstemp
 
     def racing_mkstemp(*args: object, **kwargs: object) -> tuple[int, str]:
         target.write_text("other writer")
         return real_mkstemp(*args, **kwargs)  # type: ignore[call-overload, no-any-return]
 
-    monkeypatch.setattr(store.tempfile, "mkstemp", racing_mkstemp)
+    monkeypatch.setattr(atomic.tempfile, "mkstemp", racing_mkstemp)
     with pytest.raises(UserError, match="already exists"):
-        store.write_samples_atomic(target, _sample_data())
+        write_samples_atomic(target, _sample_data())
     assert target.read_text() == "other writer"
     assert [p.name for p in tmp_path.iterdir()] == ["samples.json"]
 
@@ -261,14 +270,14 @@ def test_without_hard_links_a_racing_writer_is_not_replaced_either(
         target.write_text("other writer")
         raise PermissionError(1, "Operation not permitted")
 
-    monkeypatch.setattr(store.os, "link", no_links)
+    monkeypatch.setattr(atomic.os, "link", no_links)
     with pytest.raises(UserError, match="already exists"):
-        store.write_samples_atomic(target, _sample_data())
+        write_samples_atomic(target, _sample_data())
     assert target.read_text() == "other writer"
-    monkeypatch.setattr(store.os, "link", _raise_eperm)
+    monkeypatch.setattr(atomic.os, "link", _raise_eperm)
     fresh = tmp_path / "fresh.json"
-    store.write_samples_atomic(fresh, _sample_data())
-    assert store.read_samples(fresh).head == _sample_data()["head"]
+    write_samples_atomic(fresh, _sample_data())
+    assert read_samples(fresh).head == _sample_data()["head"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fresh.json", "samples.json"]
 
 
@@ -290,16 +299,16 @@ def _raise_eperm(src: object, dst: object) -> None:
 )
 def test_same_commit_needs_a_real_prefix(a: str, b: str, same: bool) -> None:
     """Full or abbreviated hashes match over the shorter one; empty or too short never."""
-    assert store.same_commit(a, b) is same
-    assert store.same_commit(b, a) is same
+    assert same_commit(a, b) is same
+    assert same_commit(b, a) is same
 
 
 def test_a_checkpoint_is_not_read_as_a_sample_file(tmp_path: Path) -> None:
     """Checkpoints are written (complete: false) but never read back for a decision."""
     path = tmp_path / "main-progress-001.json"
-    store.write_samples_atomic(path, {**_sample_data(), "complete": False})
+    write_samples_atomic(path, {**_sample_data(), "complete": False})
     with pytest.raises(ResultFileError, match="a checkpoint of an unfinished run"):
-        store.read_samples(path)
+        read_samples(path)
     done = tmp_path / "main-samples.json"
-    store.write_samples_atomic(done, {**_sample_data(), "complete": True})
-    assert store.read_samples(done).head == _sample_data()["head"]
+    write_samples_atomic(done, {**_sample_data(), "complete": True})
+    assert read_samples(done).head == _sample_data()["head"]

@@ -15,9 +15,12 @@ from pathlib import Path
 
 import numpy as np
 
-from perfgate import gate, gate_rounds, machine
-from perfgate.gate_cmd import Hooks
-from perfgate.store import CaseKey
+from perfgate import machine
+from perfgate.formats.benchmarks_json import case_names, parse_benchmarks
+from perfgate.model import CaseKey
+from perfgate.pipeline.context import GateSettings
+from perfgate.pipeline.hooks import Hooks
+from perfgate.pipeline.measure import SideRun
 
 BENCH = "suite.Kernel.time_run"
 CASES = {
@@ -86,7 +89,7 @@ def make_repo(root: Path, config: str = CONFIG) -> Path:
 
 
 class FakeSides:
-    """A `gate.SideRunner`: samples from ``speed.json`` of the side's export; counts calls."""
+    """A `SideRunner`: samples from ``speed.json`` of the side's export; counts calls."""
 
     def __init__(self, seed: int = 1, kill_after: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -94,8 +97,8 @@ class FakeSides:
         self.kill_after = kill_after
 
     def __call__(
-        self, settings: gate.GateSettings, side: str, round_dir: Path, bench: Sequence[str]
-    ) -> dict[CaseKey, tuple[float, ...] | None]:
+        self, settings: GateSettings, side: str, round_dir: Path, bench: Sequence[str]
+    ) -> SideRun:
         if self.kill_after is not None and len(self.calls) >= self.kill_after:
             raise KeyboardInterrupt
         source = settings.base_source if side == "base" else settings.head_source
@@ -103,7 +106,8 @@ class FakeSides:
         round_dir.mkdir(parents=True, exist_ok=True)
         (round_dir / "benchmarks.json").write_text(json.dumps(BENCHMARKS_JSON))
         self.calls.append((side, len(bench)))
-        names = gate_rounds.case_names(BENCHMARKS_JSON)
+        suite = parse_benchmarks(BENCHMARKS_JSON)
+        names = case_names(suite)
         out: dict[CaseKey, tuple[float, ...] | None] = {}
         for name, key in CASES.items():
             if not any(re.search(b, names[key]) for b in bench):
@@ -115,7 +119,7 @@ class FakeSides:
             factor = float(spec.get("factor", 1.0))
             noise = self.rng.normal(0.0, 0.01, 5)
             out[key] = tuple(float(1e-3 * factor * (1 + e)) for e in noise)
-        return out
+        return SideRun(out, suite)
 
 
 def fingerprint(**changes: object) -> machine.Fingerprint:

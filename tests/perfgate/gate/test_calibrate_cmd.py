@@ -8,17 +8,26 @@ from pathlib import Path
 import pytest
 from gate_fakes import CASES, FakeSides, hooks, make_repo
 
-from perfgate import calibrate_cmd, gate, gate_cmd, stats, store
-from perfgate.gate_cmd import GateOptions
+from perfgate import stats
+from perfgate.commands import calibrate as calibrate_cmd
+from perfgate.formats.noise import (
+    newest_noise_file,
+    noise_dir,
+    read_noise_floors,
+    write_noise_floors_atomic,
+)
+from perfgate.pipeline import gate
+from perfgate.pipeline.calibrate import case_floor, window_ratios
+from perfgate.pipeline.context import GateOptions, machine_id, pin_plan
 
 
 def test_window_ratios_known_values() -> None:
     """Windows of 2 rounds over 3 rounds: two pooled-median ratios."""
     base = [(1.0, 1.0), (2.0, 2.0), (1.0, 1.0)]
     head = [(1.0, 1.0), (2.0, 2.0), (2.0, 2.0)]
-    assert calibrate_cmd.window_ratios(base, head, 2) == [1.0, pytest.approx(4 / 3)]
+    assert window_ratios(base, head, 2) == [1.0, pytest.approx(4 / 3)]
     with pytest.raises(ValueError, match="window"):
-        calibrate_cmd.window_ratios(base, head, 4)
+        window_ratios(base, head, 4)
 
 
 def test_calibrate_writes_new_file_each_time(tmp_path: Path) -> None:
@@ -31,12 +40,12 @@ def test_calibrate_writes_new_file_each_time(tmp_path: Path) -> None:
     folder = next((repo / ".perfgate" / "noise").iterdir())
     files = sorted(folder.glob("*.json"))
     assert len(files) == 2
-    floors = store.read_noise_floors(files[-1])
+    floors = read_noise_floors(files[-1])
     assert set(floors) == set(CASES.values())
     assert all(0.0 <= f < 0.05 for f in floors.values())  # 1% noise, pooled over 6 rounds
     doc = json.loads(files[-1].read_text())
     assert doc["window"] == 6 and doc["cases"][0]["pairs"] == 3
-    assert gate.newest_noise_file(repo / ".perfgate", folder.name) == files[-1]
+    assert newest_noise_file(repo / ".perfgate", folder.name) == files[-1]
 
 
 def test_floor_raises_gate_threshold(tmp_path: Path) -> None:
@@ -45,22 +54,22 @@ def test_floor_raises_gate_threshold(tmp_path: Path) -> None:
     out: list[str] = []
     fake = hooks(FakeSides(), out)
     opts = GateOptions(base="HEAD", head="HEAD", repo=repo, report_dir=repo / "out")
-    fp = fake.fingerprint(gate.pin_plan())
-    machine_id = gate.machine_id(fp)
-    doc = _noise_doc(machine_id, fp.to_dict())
-    store.write_noise_floors_atomic(gate.noise_dir(repo / ".perfgate", machine_id) / "1.json", doc)
-    assert gate_cmd.run(opts, fake) == 0
+    fp = fake.fingerprint(pin_plan())
+    name = machine_id(fp)
+    doc = _noise_doc(name, fp.to_dict())
+    write_noise_floors_atomic(noise_dir(repo / ".perfgate", name) / "1.json", doc)
+    assert gate.run(opts, fake) == 0
     cases = json.loads((repo / "out" / "verdict.json").read_text())["cases"]
     thresholds = {c["params"]["path"]: c["threshold"] for c in cases}
     assert thresholds == {"assembled": 0.05, "handwritten": 0.2, "numpy": 0.05}
 
 
-def _noise_doc(machine_id: str, fingerprint: dict, window: int = 6) -> dict:  # type: ignore[type-arg]
+def _noise_doc(machine_name: str, fingerprint: dict, window: int = 6) -> dict:  # type: ignore[type-arg]
     key = CASES["b"]
     return {
         "api_version": 1,
         "kind": "perfgate-noise",
-        "machine": machine_id,
+        "machine": machine_name,
         "window": window,
         "fingerprint": fingerprint,
         "cases": [{"benchmark": key.benchmark, "params": dict(key.params), "noise_floor": 0.2}],
@@ -73,19 +82,19 @@ def test_a_foreign_or_stale_noise_file_is_not_applied(tmp_path: Path, change: st
     or another window would loosen the gate: it is skipped, and the report says why."""
     repo = make_repo(tmp_path)
     fake = hooks(FakeSides(), [])
-    fp = fake.fingerprint(gate.pin_plan())
-    machine_id = gate.machine_id(fp)
+    fp = fake.fingerprint(pin_plan())
+    name = machine_id(fp)
     recorded = fp.to_dict()
     if change == "fingerprint":
         recorded = {**recorded, "turbo": "on" if recorded.get("turbo") != "on" else "off"}
     doc = _noise_doc(
-        "elsewhere" if change == "machine" else machine_id,
+        "elsewhere" if change == "machine" else name,
         recorded,
         9 if change == "window" else 6,
     )
-    store.write_noise_floors_atomic(gate.noise_dir(repo / ".perfgate", machine_id) / "1.json", doc)
+    write_noise_floors_atomic(noise_dir(repo / ".perfgate", name) / "1.json", doc)
     opts = GateOptions(base="HEAD", head="HEAD", repo=repo, report_dir=repo / "out")
-    assert gate_cmd.run(opts, fake) == 0
+    assert gate.run(opts, fake) == 0
     verdict = json.loads((repo / "out" / "verdict.json").read_text())
     assert {c["threshold"] for c in verdict["cases"]} == {0.05}
     assert "ignored" in (repo / "out" / "report.md").read_text()
@@ -101,13 +110,13 @@ def test_too_few_rounds_is_error(tmp_path: Path) -> None:
 
 def test_noise_floor_matches_stats() -> None:
     """case_floor uses stats.noise_floor on the window ratios."""
-    from perfgate.compare import Measurement
+    from perfgate.model import Measurement
 
     key = CASES["a"]
     base = Measurement(key, (1.0,) * 4, rounds=((1.0,),) * 4)
     head = Measurement(key, (1.0, 1.1, 1.0, 0.9), rounds=((1.0,), (1.1,), (1.0,), (0.9,)))
-    floor = calibrate_cmd.case_floor(base, head, 2)
-    ratios = calibrate_cmd.window_ratios(base.rounds, head.rounds, 2)  # type: ignore[arg-type]
+    floor = case_floor(base, head, 2)
+    ratios = window_ratios(base.rounds, head.rounds, 2)  # type: ignore[arg-type]
     assert floor.noise_floor == stats.noise_floor(ratios) and floor.windows == 3
 
 

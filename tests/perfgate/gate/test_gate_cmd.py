@@ -9,8 +9,13 @@ from pathlib import Path
 import pytest
 from gate_fakes import CASES, FakeSides, commit_speed, fingerprint, hooks, make_repo
 
-from perfgate import cli, gate_cmd, post_cmd, store
-from perfgate.gate_cmd import GateOptions
+from perfgate import cli
+from perfgate.formats.report_files import read_report
+from perfgate.formats.samples import read_samples
+from perfgate.pipeline import gate
+from perfgate.pipeline.context import GateOptions
+from perfgate.pipeline.measure import read_side
+from perfgate.process import ProcessOutcome
 
 
 def _opts(repo: Path, base: str, head: str, **kw: object) -> GateOptions:
@@ -23,7 +28,7 @@ def _verdict(repo: Path) -> dict:
 
 def _run(repo: Path, base: str, head: str, sides: FakeSides | None = None, **kw: object) -> int:
     out: list[str] = []
-    code = gate_cmd.run(_opts(repo, base, head, **kw), hooks(sides or FakeSides(), out))
+    code = gate.run(_opts(repo, base, head, **kw), hooks(sides or FakeSides(), out))
     assert out and out[0].startswith("<!-- perfgate-report -->")
     return code
 
@@ -33,7 +38,7 @@ def test_aa_passes_and_writes_contract(tmp_path: Path) -> None:
     repo = make_repo(tmp_path)
     sides = FakeSides()
     assert _run(repo, "HEAD", "HEAD", sides) == 0
-    posted = post_cmd.read_report(repo / "out")
+    posted = read_report(repo / "out")
     assert (posted.verdict, posted.exit_code) == ("pass", 0)
     verdict = _verdict(repo)
     assert verdict["command"].startswith("perfgate gate --base ")
@@ -51,7 +56,7 @@ def test_sample_files_complete_and_checkpoints(tmp_path: Path) -> None:
     progress = sorted(run_dir.glob("main-progress-*.json"))
     assert len(progress) == 6
     assert json.loads(progress[0].read_text())["complete"] is False
-    run = store.read_samples(run_dir / "main-samples.json")
+    run = read_samples(run_dir / "main-samples.json")
     assert set(run.cases) == set(CASES.values())
     assert run.orders[:2] == (("base", "head"), ("head", "base"))
 
@@ -204,7 +209,7 @@ def test_fingerprint_change_is_refused(tmp_path: Path) -> None:
     repo = make_repo(tmp_path)
     out: list[str] = []
     prints = [fingerprint(), fingerprint(governor="powersave")]
-    code = gate_cmd.run(_opts(repo, "HEAD", "HEAD"), hooks(FakeSides(), out, prints))
+    code = gate.run(_opts(repo, "HEAD", "HEAD"), hooks(FakeSides(), out, prints))
     assert code == 3
     assert "governor" in _verdict(repo)["reasons"][0]
 
@@ -214,15 +219,11 @@ def test_asv_failing_is_error(tmp_path: Path) -> None:
     repo = make_repo(tmp_path)
 
     def broken(settings, side, round_dir, bench):  # type: ignore[no-untyped-def]
-        from perfgate import gate, runner
-
         round_dir.mkdir(parents=True)
-        return gate.read_side(
-            round_dir, settings.machine, settings.base, runner.ProcessOutcome(1, "boom")
-        )
+        return read_side(round_dir, settings.machine, settings.base, ProcessOutcome(1, "boom"))
 
     out: list[str] = []
-    code = gate_cmd.run(_opts(repo, "HEAD", "HEAD"), hooks(broken, out))  # type: ignore[arg-type]
+    code = gate.run(_opts(repo, "HEAD", "HEAD"), hooks(broken, out))  # type: ignore[arg-type]
     assert code == 3
     reason = _verdict(repo)["reasons"][0]
     assert "asv produced no usable results" in reason and "boom" in reason
@@ -263,7 +264,7 @@ def test_crash_is_an_error_report_and_no_earlier_pass_survives(
         raise ValueError(f"could not convert string to float: 'n/a' ({token})")
 
     out: list[str] = []
-    assert gate_cmd.run(_opts(repo, "HEAD", "HEAD"), hooks(corrupt, out)) == 3  # type: ignore[arg-type]
+    assert gate.run(_opts(repo, "HEAD", "HEAD"), hooks(corrupt, out)) == 3  # type: ignore[arg-type]
     verdict = _verdict(repo)
     assert verdict["verdict"] == "error" and "internal error: ValueError" in verdict["reasons"][0]
     for name in ("verdict.json", "report.md", "report.html"):
@@ -280,7 +281,7 @@ def test_killed_run_leaves_no_earlier_report_to_post(tmp_path: Path) -> None:
         _run(repo, "HEAD", "HEAD", FakeSides(kill_after=1))
     assert not (repo / "out" / "verdict.json").exists()
     with pytest.raises(ValueError, match="report dir"):
-        post_cmd.read_report(repo / "out")
+        read_report(repo / "out")
 
 
 def test_cli_usage_errors_exit_3(tmp_path: Path) -> None:

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import re
 
-from perfgate import gate_rounds, store
-from perfgate.compare import CaseComparison
 from perfgate.config import BaselinePair, GateConfig
-from perfgate.gate_rounds import Round, RoundLog
-from perfgate.store import CaseKey
+from perfgate.formats.benchmarks_json import benchmark_units, case_names, parse_benchmarks
+from perfgate.formats.samples import parse_samples, samples_document
+from perfgate.model import CaseComparison, CaseKey, Reason, Round
+from perfgate.pipeline import sampling
+from perfgate.pipeline.rounds import (
+    RoundLog,
+    head_measurements,
+    measurements,
+    round_order,
+    variant_aligned,
+    with_units,
+)
+from perfgate.pipeline.sampling import selection_regexes, undecided
 from perfgate.verdict import CaseVerdict
 
 A = CaseKey("s.t", (("path", "numpy"), ("n", "8")))
@@ -21,13 +30,13 @@ def _log() -> RoundLog:
     for i in range(3):
         base = {A: (1.0, 1.1), B: (2.0,)}
         head = {A: (1.2, 1.3), B: None if i == 2 else (2.0,), NEW: (0.5,)}
-        log.rounds.append(Round(i, "main", gate_rounds.round_order(i), base, head))
+        log.rounds.append(Round(i, "main", round_order(i), base, head))
     return log
 
 
 def test_round_order_alternates() -> None:
     """B,H then H,B, repeating."""
-    assert [gate_rounds.round_order(i) for i in range(3)] == [
+    assert [round_order(i) for i in range(3)] == [
         ("base", "head"),
         ("head", "base"),
         ("base", "head"),
@@ -35,9 +44,9 @@ def test_round_order_alternates() -> None:
 
 
 def test_samples_document_is_valid_store_format() -> None:
-    """The document parses with store.parse_samples; failed rounds are null; orders kept."""
-    doc = gate_rounds.samples_document(_log(), "b" * 40, "h" * 40, {"cpu": "x"}, "now")
-    run = store.parse_samples(doc)
+    """The document parses with parse_samples; failed rounds are null; orders kept."""
+    doc = samples_document(_log().rounds, "b" * 40, "h" * 40, {"cpu": "x"}, "now", True)
+    run = parse_samples(doc)
     assert run.orders == (("base", "head"), ("head", "base"), ("base", "head"))
     assert run.cases[A].head_rounds == ((1.2, 1.3),) * 3
     assert run.cases[B].failed_head and not run.cases[B].failed_base
@@ -46,7 +55,7 @@ def test_samples_document_is_valid_store_format() -> None:
 
 def test_measurements_paired_and_one_sided() -> None:
     """Paired cases get rounds; a head-only case is a head measurement without base."""
-    base, head = gate_rounds.measurements(_log(), "b", "h")
+    base, head = measurements(_log())
     assert head[A].rounds == ((1.2, 1.3),) * 3 and base[A].n == 3
     assert head[B].failed and not base[B].failed
     assert NEW in head and NEW not in base and head[NEW].n == 3
@@ -59,9 +68,9 @@ def test_a_case_never_paired_within_a_round_still_gets_a_row() -> None:
     for i in range(6):
         base = {B: (1.0,)} | ({A: (1.0, 1.01)} if i % 2 == 0 else {})
         head = {B: (1.0,)} | ({A: (2.0, 2.02)} if i % 2 == 1 else {})
-        log.rounds.append(Round(i, "main", gate_rounds.round_order(i), base, head))
+        log.rounds.append(Round(i, "main", round_order(i), base, head))
     assert log.never_paired() == [A]
-    base, head = gate_rounds.measurements(log, "b", "h")
+    base, head = measurements(log)
     assert base[A].rounds is None and head[A].rounds is None
     assert base[A].n == head[A].n == 6 and head[A].median == 2.0 + 0.01
 
@@ -76,9 +85,9 @@ def test_selection_regexes_match_asv_names_exactly() -> None:
         },
         "s.plain": {"params": [], "param_names": []},
     }
-    names = gate_rounds.case_names(bench)
+    names = case_names(parse_benchmarks(bench))
     assert names[A] == "s.t('numpy', 8)" and names[CaseKey("s.plain")] == "s.plain"
-    regexes = gate_rounds.selection_regexes([A], names)
+    regexes = selection_regexes([A], names)
     candidates = ["s.t('numpy', 8)", "s.t('numpy', 16)", "s.t('handwritten', 8)"]
     assert [c for c in candidates if any(re.search(r, c) for r in regexes)] == ["s.t('numpy', 8)"]
 
@@ -92,19 +101,23 @@ def test_undecided_and_flagged() -> None:
     cfg = GateConfig()
     rows = [
         _row(CaseVerdict.INCONCLUSIVE, note="CI reaches above"),
-        _row(CaseVerdict.INCONCLUSIVE, note="benchmark version differs between sides"),
+        _row(
+            CaseVerdict.INCONCLUSIVE,
+            note="benchmark version differs between sides",
+            reason=Reason.VERSION_DIFFERS,
+        ),
         _row(CaseVerdict.UNCHANGED, ci_low=0.8, ci_high=0.9, q=0.09),
         _row(CaseVerdict.UNCHANGED, ci_low=0.97, ci_high=1.01, q=0.9),
         CaseComparison(B, CaseVerdict.INCONCLUSIVE, 0.05, False),
     ]
-    assert gate_rounds.undecided(rows, cfg) == [A, A]
+    assert undecided(rows, cfg) == [A, A]
     flagged = [_row(CaseVerdict.REGRESSED), _row(CaseVerdict.IMPROVED), _row(CaseVerdict.FAILED)]
-    assert gate_rounds.flagged(flagged) == [A, A]
+    assert sampling.flagged(flagged) == [A, A]
 
 
 def test_parity_command_resolution() -> None:
     """{python} is substituted; make gets the running venv and never rebuilds it."""
-    from perfgate.gate import resolve_command
+    from perfgate.pipeline.parity import resolve_command
 
     assert resolve_command(["{python}", "-m", "pytest"], "/v/bin/python") == [
         "/v/bin/python",
@@ -123,10 +136,9 @@ def test_parity_command_resolution() -> None:
 
 def test_flagged_variant_cases_rerun_slower_and_faster_variants() -> None:
     """Both a slower and a faster blocking variant send its two head cases to confirmation."""
-    from perfgate.compare import CaseComparison, VariantComparison
     from perfgate.config import BaselinePair
-    from perfgate.gate_rounds import flagged_variants, variant_head_cases
-    from perfgate.store import CaseKey
+    from perfgate.model import CaseComparison, CaseKey, VariantComparison
+    from perfgate.pipeline.sampling import flagged_variants, variant_head_cases
     from perfgate.verdict import CaseVerdict
 
     pair = BaselinePair("path", "assembled", "handwritten")
@@ -148,10 +160,9 @@ def test_flagged_variant_cases_rerun_slower_and_faster_variants() -> None:
 
 def test_undecided_variant_cases_get_more_rounds() -> None:
     """A likely-faster variant whose q is not yet small sends its head cases to more rounds."""
-    from perfgate.compare import CaseComparison, VariantComparison
     from perfgate.config import BaselinePair, GateConfig
-    from perfgate.gate_rounds import undecided_variant_cases
-    from perfgate.store import CaseKey
+    from perfgate.model import CaseComparison, CaseKey, VariantComparison
+    from perfgate.pipeline.sampling import undecided_variant_cases
     from perfgate.verdict import CaseVerdict
 
     pair = BaselinePair("path", "assembled", "handwritten")
@@ -180,20 +191,20 @@ def test_variant_aligned_keeps_rounds_where_both_sides_ran() -> None:
     for i in range(5):
         both = i != 3
         head = {A: (1.0,), B: (2.0,)} | ({NEW: (1.5,)} if both else {})
-        log.rounds.append(Round(i, "main", gate_rounds.round_order(i), dict(head), head))
-    aligned = gate_rounds.variant_aligned(log, [pair])
-    _, head = gate_rounds.measurements(aligned, "b", "h")
+        log.rounds.append(Round(i, "main", round_order(i), dict(head), head))
+    aligned = variant_aligned(log, [pair])
+    _, head = measurements(aligned)
     assert head[NEW].n == 4 and head[B].n == 4  # round 3 lost B (its partner did not run)
     assert head[A].n == 5
     other = BaselinePair("path", "assembled", "handwritten", benchmarks="^other$")
-    _, untouched = gate_rounds.measurements(gate_rounds.variant_aligned(log, [other]), "b", "h")
+    _, untouched = measurements(variant_aligned(log, [other]))
     assert untouched[B].n == 5
 
 
 def test_units_come_from_benchmarks_json() -> None:
     """The sample file stores seconds only; the report shows each benchmark's own unit
     (a throughput of 1e4 env-steps/s is not '1e+04 s')."""
-    from perfgate.compare import Measurement
+    from perfgate.model import Measurement
 
     data = {
         "version": 2,
@@ -201,14 +212,14 @@ def test_units_come_from_benchmarks_json() -> None:
         "h.time_compute": {"unit": "seconds", "params": []},
         "t.track_best_threads": {"params": []},
     }
-    units = gate_rounds.benchmark_units(data)
+    units = benchmark_units(parse_benchmarks(data))
     assert units == {
         "c.track_env_steps_per_s": "env-steps/s",
         "h.time_compute": "seconds",
         "t.track_best_threads": "seconds",
     }
     k = CaseKey("c.track_env_steps_per_s")
-    base, head = gate_rounds.with_units(({k: Measurement(k, (1e4,))}, {}), units)
+    base, head = with_units(({k: Measurement(k, (1e4,))}, {}), units)
     assert base[k].unit == "env-steps/s" and head == {}
 
 
@@ -217,7 +228,7 @@ def test_variant_rows_ignore_what_happened_on_the_base_commit() -> None:
     the base commit failed the variant in rounds 0-2 and the baseline in rounds 7-9. The
     variant rows use head data only: ratio exactly 1, paired, UNCHANGED (dropping the
     base-failed rounds paired round i with round j and read the drift as a regression)."""
-    from perfgate.compare import compare_variants
+    from perfgate.pipeline.compare.runs import compare_variants
 
     pair = BaselinePair("path", "assembled", "handwritten")
     config = GateConfig(baselines=(pair,), min_samples=6)
@@ -225,8 +236,8 @@ def test_variant_rows_ignore_what_happened_on_the_base_commit() -> None:
     for i in range(10):
         same = tuple(1e-3 * 1.03**i * (1 + 0.001 * k) for k in range(5))
         base = {NEW: None if i < 3 else same, B: None if i > 6 else same}
-        log.rounds.append(Round(i, "main", gate_rounds.round_order(i), base, {NEW: same, B: same}))
-    head = gate_rounds.head_measurements(gate_rounds.variant_aligned(log, [pair]))
+        log.rounds.append(Round(i, "main", round_order(i), base, {NEW: same, B: same}))
+    head = head_measurements(variant_aligned(log, [pair]))
     assert head[NEW].rounds == head[B].rounds and head[NEW].n == 10
     (variant,) = compare_variants(head, config)
     assert variant.row.ratio == 1.0 and variant.row.verdict is CaseVerdict.UNCHANGED
@@ -239,6 +250,6 @@ def test_a_head_failure_in_a_round_base_skipped_still_fails_head() -> None:
     for i in range(8):
         base = {} if i == 3 else {A: (1.0,)}
         head = {A: None if i == 3 else (1.0,)}
-        log.rounds.append(Round(i, "main", gate_rounds.round_order(i), base, head))
-    base_m, head_m = gate_rounds.measurements(log, "b", "h")
+        log.rounds.append(Round(i, "main", round_order(i), base, head))
+    base_m, head_m = measurements(log)
     assert head_m[A].failed and not base_m[A].failed

@@ -5,17 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from perfgate.compare import CaseComparison
 from perfgate.config import GateConfig, parse_config
 from perfgate.errors import ConfigError
-from perfgate.policy import (
-    ParityResult,
-    ParityStatus,
-    decide,
-    parity_failure_decision,
-    straddles,
-)
-from perfgate.store import CaseKey
+from perfgate.model import CaseComparison, CaseKey, ParityResult, ParityStatus
+from perfgate.pipeline.decide import decide, parity_failure_decision, straddles
 from perfgate.verdict import CaseVerdict, GateVerdict
 
 KEY = CaseKey("hot.t", (("n", "8"),))

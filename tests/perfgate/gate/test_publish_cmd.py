@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from perfgate import cli, publish_cmd
+from perfgate import cli
+from perfgate.formats.asv_conf import publish_config
 
 
 def test_publish_config_absolute_paths(tmp_path: Path) -> None:
     """Results, HTML and benchmark folders become absolute; other keys are kept."""
-    conf = publish_cmd.publish_config(
+    conf = publish_config(
         {"project": "p", "benchmark_dir": "benchmarks"},
         tmp_path,
         tmp_path / "res",

@@ -16,7 +16,7 @@ import pytest
 from gh_env import TOKEN, actions_env
 from gh_fake_api import FakeServer
 
-from perfgate.github import MARKER
+from perfgate.formats.report_files import MARKER
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 

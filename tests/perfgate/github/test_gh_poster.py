@@ -17,16 +17,12 @@ from gh_env import TOKEN, MakeServer, actions_env
 from gh_fake_api import FakeServer, Scripted
 from gh_openapi import OpenApi
 
-from perfgate import post_cmd
-from perfgate.github import (
-    COMMENT_LIMIT,
-    MARKER,
-    CommitState,
-    Github3Client,
-    GitHubApiError,
-    Poster,
-    RetryPolicy,
-)
+from perfgate.commands import post as post_cmd
+from perfgate.formats.report_files import MARKER
+from perfgate.github import COMMENT_LIMIT, Github3Client, GitHubApiError, Poster
+from perfgate.pipeline.publish import post_report
+from perfgate.retry import RetryPolicy
+from perfgate.verdict import CommitState
 
 SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e"
 REPORT_URL = "https://ci.example/artifacts/perfgate-report.html"
@@ -65,7 +61,7 @@ class SleepLog:
 def post(server: FakeServer, report_dir: Path, **kwargs: object) -> int:
     options: dict[str, object] = {"env": actions_env(server), "policy": FAST, "sleep": SleepLog()}
     options.update(kwargs)
-    return post_cmd.run(pr=1, report_dir=report_dir, report_url=REPORT_URL, **options)  # type: ignore[arg-type]
+    return post_report(pr=1, report_dir=report_dir, report_url=REPORT_URL, **options)  # type: ignore[arg-type]
 
 
 def test_first_post_creates_comment_and_status(server: FakeServer, tmp_path: Path) -> None:
@@ -113,7 +109,7 @@ def test_add_parser_sets_func(tmp_path: Path) -> None:
 
 
 def test_render_style_verdict_json(server: FakeServer, tmp_path: Path) -> None:
-    """verdict.json as render.verdict_json writes it: upper-case name, reasons, no summary."""
+    """verdict.json as verdict_json writes it: upper-case name, reasons, no summary."""
     report_dir = write_report(tmp_path / "r")
     data = {
         "verdict": "REGRESSION",

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import pytest
 
+from perfgate.formats.report_files import MARKER
 from perfgate.github import (
     COMMENT_LIMIT,
-    MARKER,
-    CommitState,
     GitHubApiError,
-    RetryPolicy,
     build_comment,
     redact,
     retry_delay,
     split_repository,
-    state_for,
     status_description,
 )
+from perfgate.retry import RetryPolicy
+from perfgate.verdict import CommitState, state_for
 
 POLICY = RetryPolicy(attempts=5, base_delay=1.0, max_delay=30.0)
 
@@ -119,7 +118,8 @@ def test_retry_policy_validation() -> None:
 
 def test_marker_not_repeated_when_report_has_it() -> None:
     """A perfgate report already starts with the marker: the comment carries it once."""
-    from perfgate.github import MARKER, build_comment
+    from perfgate.formats.report_files import MARKER
+    from perfgate.github import build_comment
 
     body = build_comment(f"{MARKER}\n## perfgate: pass\n", None)
     assert body.count(MARKER) == 1

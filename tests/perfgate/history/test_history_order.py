@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from perfgate.history_order import (
+from perfgate.history.order import (
     check_machine,
     commits_to_measure,
     export_layout,

@@ -6,17 +6,17 @@ import random
 
 import pytest
 
-from perfgate.history import (
+from perfgate.history.append import (
     Action,
-    HistoryError,
     PushOutcome,
     ResultFile,
-    RetryPolicy,
     classify_push,
     plan_changes,
-    redact,
     renamed_path,
 )
+from perfgate.history.branch import HistoryError
+from perfgate.retry import RetryPolicy
+from perfgate.secrets import redact_url as redact
 
 
 def _file(path: str, content: bytes, blob: str) -> ResultFile:

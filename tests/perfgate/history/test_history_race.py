@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 from history_fakes import git
 
-from perfgate.history import Action, HistoryError, RetryPolicy, append, export, renamed_path
+from perfgate.history.append import Action, append, renamed_path
+from perfgate.history.branch import HistoryError
+from perfgate.history.export import export
+from perfgate.retry import RetryPolicy
 
 FAST = RetryPolicy(attempts=20, base_delay=0.05, max_delay=0.5)
 BRANCH = "perf-results"
@@ -70,7 +73,8 @@ def test_two_processes_racing_both_succeed_and_nothing_is_lost(
             [
                 sys.executable,
                 "-m",
-                "perfgate.history",
+                "perfgate.cli",
+                "history",
                 "append",
                 "--repo",
                 str(repo),
@@ -212,7 +216,7 @@ def test_cli_exit_codes(tmp_path: Path, remote: Path) -> None:
     """0 on success, 1 on a HistoryError (message on stderr), 2 on usage errors."""
     repo = make_writer(tmp_path, "a", remote)
     results = write_results(tmp_path / "res", ["aaaa1111" * 5])
-    base = [sys.executable, "-m", "perfgate.history"]
+    base = [sys.executable, "-m", "perfgate.cli", "history"]
     ok = subprocess.run([*base, "append", "--repo", str(repo), "--results", str(results)],
                         capture_output=True, text=True)  # fmt: skip
     assert ok.returncode == 0, ok.stderr

@@ -14,7 +14,10 @@ from pathlib import Path
 import pytest
 from history_fakes import git
 
-from perfgate.history import HistoryError, RetryPolicy, append, export, pending
+from perfgate.history.append import append
+from perfgate.history.branch import HistoryError
+from perfgate.history.export import export, pending
+from perfgate.retry import RetryPolicy
 
 FAST = RetryPolicy(attempts=5, base_delay=0.01, max_delay=0.1)
 BRANCH = "perf-results"
@@ -114,7 +117,7 @@ def test_pending_lists_a_machines_gaps_newest_first(
 
 def test_pending_cli_prints_one_commit_per_line(project: tuple[Path, list[str]]) -> None:
     repo, c = project
-    base = [sys.executable, "-m", "perfgate.history", "pending", "--repo", str(repo)]
+    base = [sys.executable, "-m", "perfgate.cli", "history", "pending", "--repo", str(repo)]
     done = subprocess.run([*base, "--machine", "m1", "--max-commits", "2"],
                           capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 0, done.stderr

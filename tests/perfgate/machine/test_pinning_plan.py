@@ -19,6 +19,8 @@ from perfgate.pinning import (
     plan_pinning,
     thread_cpus,
 )
+from perfgate.pipeline import context
+from perfgate.pipeline.context import pin_plan
 
 
 @pytest.fixture(scope="module")
@@ -164,15 +166,15 @@ def test_gate_pins_to_one_node_when_its_thread_grid_fits(
     """[tool.perfgate] pin_threads = the suites' widest thread count: on 2 x 80 CPUs a grid
     up to 16 threads is bound to node 0 (CPUs and memory); unset, every CPU and both nodes;
     more threads than CPUs are capped."""
-    from perfgate import gate, machine
+    from perfgate import machine
 
     root = fake_root(2, 80)
-    monkeypatch.setattr(gate.os, "sched_getaffinity", lambda pid: set(range(160)))
+    monkeypatch.setattr(context.os, "sched_getaffinity", lambda pid: set(range(160)))
     tools = {"numactl": "/usr/bin/numactl", "taskset": "/usr/bin/taskset"}
     monkeypatch.setattr(machine, "find_tools", lambda: tools)
-    narrow = gate.pin_plan(16, root=root)
+    narrow = pin_plan(16, root=root)
     assert narrow.memory_policy == "membind:0" and narrow.cpus == tuple(range(16))
     assert narrow.env["NUMBA_NUM_THREADS"] == "16"
-    wide = gate.pin_plan(None, root=root)
+    wide = pin_plan(None, root=root)
     assert wide.memory_policy == "membind:0,1" and len(wide.cpus) == 160
-    assert gate.pin_plan(500, root=root).cpus == wide.cpus
+    assert pin_plan(500, root=root).cpus == wide.cpus

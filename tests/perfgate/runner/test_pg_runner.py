@@ -9,20 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from perfgate.runner import (
-    AsvInvocation,
-    RunnerError,
-    asv_command,
-    asv_environment,
-    export_commit,
-    git_changed_files,
-    git_merge_base,
-    git_resolve,
-    parse_failing_tests,
-    run_parity,
-    run_process,
-    write_round_config,
-)
+from perfgate.asv_runner import AsvInvocation, asv_command, asv_environment
+from perfgate.errors import RunnerError
+from perfgate.formats.asv_conf import read_asv_conf, write_round_config
+from perfgate.git import changed_files as git_changed_files
+from perfgate.git import export_commit
+from perfgate.git import merge_base as git_merge_base
+from perfgate.git import resolve as git_resolve
+from perfgate.pipeline.parity import parse_failing_tests
+from perfgate.pipeline.parity import run_in_export as run_parity
+from perfgate.process import run_process
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -150,7 +146,9 @@ def test_round_config(tmp_path: Path) -> None:
     """Per-round configs keep the template and redirect results, env and benchmarks."""
     template = tmp_path / "asv.conf.json"
     template.write_text('// comment\n{"version": 1, "project": "p", "results_dir": "x"}\n')
-    path = write_round_config(template, tmp_path / "r0", tmp_path / "bench", tmp_path)
+    path = write_round_config(
+        read_asv_conf(template), tmp_path / "r0", tmp_path / "bench", tmp_path
+    )
     conf = json.loads(path.read_text())
     assert conf["project"] == "p"
     assert conf["results_dir"] == str((tmp_path / "r0").resolve())

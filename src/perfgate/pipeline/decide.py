@@ -1,4 +1,4 @@
-"""Pure gate policy: comparison rows + parity + environment -> one `GateVerdict` with reasons.
+"""The decide stage (pure): rows + parity + environment -> one `GateVerdict` and its findings.
 
 Exit codes (`GateVerdict.exit_code`): 0 PASS, 1 REGRESSION, 2 PARITY_FAILURE, 3 ERROR.
 When several apply, the most severe wins: ERROR > PARITY_FAILURE > REGRESSION > PASS, and every
@@ -8,62 +8,21 @@ empty comparison is ERROR, never PASS.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from enum import Enum
-from typing import Any
+from collections.abc import Sequence
 
-from perfgate.compare import CaseComparison, VariantComparison
 from perfgate.config import GateConfig
+from perfgate.model import (
+    CaseComparison,
+    EnvironmentCheck,
+    Finding,
+    GateDecision,
+    ParityResult,
+    ParityStatus,
+    VariantComparison,
+)
 from perfgate.verdict import CaseVerdict, GateVerdict
 
 _SEVERITY = tuple(GateVerdict)  # ordered by exit code, which is also severity
-
-
-class ParityStatus(Enum):
-    """Outcome of the parity (correctness) command."""
-
-    PASSED = "passed"
-    FAILED = "failed"
-    NOT_RUN = "not run"
-    ERROR = "error"  # could not be run (missing command, crash of the runner)
-
-
-@dataclass(frozen=True)
-class ParityResult:
-    """What the parity command did; ``summary`` is a short, secret-free excerpt."""
-
-    status: ParityStatus
-    command: str = ""
-    summary: str = ""
-
-
-@dataclass(frozen=True)
-class EnvironmentCheck:
-    """Machine fingerprints of the two sides; comparisons across differing keys are refused."""
-
-    base: Mapping[str, Any]
-    head: Mapping[str, Any]
-    ignore: tuple[str, ...] = ()
-
-    @property
-    def differing_keys(self) -> tuple[str, ...]:
-        """Keys whose values differ (or exist on one side only), minus ignored keys."""
-        keys = (set(self.base) | set(self.head)) - set(self.ignore)
-        return tuple(sorted(k for k in keys if self.base.get(k) != self.head.get(k)))
-
-
-@dataclass(frozen=True)
-class GateDecision:
-    """The overall verdict and the reasons behind it, most severe first."""
-
-    verdict: GateVerdict
-    reasons: tuple[str, ...] = field(default_factory=tuple)
-
-    @property
-    def exit_code(self) -> int:
-        """The process exit code of the verdict."""
-        return self.verdict.exit_code
 
 
 def _worst(verdicts: Sequence[GateVerdict]) -> GateVerdict:
@@ -134,7 +93,7 @@ def parity_failure_decision(parity: ParityResult) -> GateDecision:
     finding = _parity_finding(parity, required=True)
     if finding is None:
         raise ValueError(f"parity status {parity.status.value!r} is not a failure")
-    return GateDecision(finding[0], (f"{finding[0].name}: {finding[1]}",))
+    return GateDecision(finding[0], (Finding(*finding),))
 
 
 def _parity_finding(parity: ParityResult | None, required: bool) -> tuple[GateVerdict, str] | None:
@@ -212,4 +171,4 @@ def decide(
         findings.append((GateVerdict.ERROR, _nothing_compared(rows)))
     verdict = _worst([f[0] for f in findings])
     ordered = sorted(findings, key=lambda f: -_SEVERITY.index(f[0]))
-    return GateDecision(verdict, tuple(f"{f[0].name}: {f[1]}" for f in ordered))
+    return GateDecision(verdict, tuple(Finding(*f) for f in ordered))

@@ -1,7 +1,7 @@
 """Commit order on the ``perf-results`` branch: which suite describes it, which commits lack runs.
 
 Pure functions over what git says (a first-parent commit list, newest first) and what the
-branch holds (its file paths). Kept apart from :mod:`perfgate.history`, which does the git I/O.
+branch holds (its file paths). The git I/O is in the rest of :mod:`perfgate.history`.
 
 * **Suites.** Every append stores the run's ``benchmarks.json`` as ``suites/<commit>.json``
   (``commit`` is the commit whose suites asv discovered: the newest commit of the run). The

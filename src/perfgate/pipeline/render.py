@@ -1,8 +1,8 @@
-"""Render decided verdicts as a PR markdown comment, an HTML report and a JSON verdict.
+"""The render stage: decided verdicts as a PR markdown comment, an HTML report and a JSON verdict.
 
-Rendering never decides anything: it takes a `Report` whose verdicts were computed by
-`compare` and `policy`. Every value written into markdown passes through `md_escape` (via the
-jinja2 ``finalize`` hook), so benchmark, branch and parameter names cannot break tables or
+Rendering never decides anything: it takes a `Report` whose verdicts were computed by the
+compare and decide stages. Every value written into markdown passes through `md_escape` (via
+the jinja2 ``finalize`` hook), so benchmark, branch and parameter names cannot break tables or
 inject HTML; the HTML report uses jinja2 autoescaping. Chart geometry is computed here in
 Python (pure) and the templates only draw it.
 """
@@ -19,14 +19,20 @@ from typing import Any
 
 import jinja2
 
-from perfgate.compare import CaseComparison, CompileRow, ScalingRow, VariantComparison
 from perfgate.config import GateConfig
-from perfgate.policy import EnvironmentCheck, GateDecision, ParityResult
+from perfgate.formats.report_files import MARKER, VERDICT_API_VERSION
+from perfgate.model import (
+    CaseComparison,
+    EnvironmentCheck,
+    GateDecision,
+    ParityResult,
+    VariantComparison,
+)
+from perfgate.pipeline.compare.compile_times import CompileRow
+from perfgate.pipeline.compare.scaling import ScalingRow
 from perfgate.verdict import CaseVerdict, GateVerdict
 
-MARKER = "<!-- perfgate-report -->"
-TEMPLATES = Path(__file__).parent / "templates"
-VERDICT_API_VERSION = 1
+TEMPLATES = Path(__file__).parent.parent / "templates"
 
 
 @dataclass(frozen=True)
@@ -398,17 +404,17 @@ def _row_json(row: CaseComparison) -> dict[str, Any]:
 def summary_line(decision: GateDecision) -> str:
     """One line for a commit status: the headline and the first (most severe) reason."""
     head = _HEADLINES[decision.verdict]
-    if not decision.reasons:
+    if not decision.findings:
         return head
-    first = decision.reasons[0].split(": ", 1)[-1]
-    return f"{head} ({len(decision.reasons)} finding(s); first: {first})"
+    first = decision.findings[0].text
+    return f"{head} ({len(decision.findings)} finding(s); first: {first})"
 
 
 def verdict_json(report: Report) -> dict[str, Any]:
     """Machine-readable verdict (``verdict.json``); read by ``perfgate post``."""
     return {
         "api_version": VERDICT_API_VERSION,
-        "verdict": report.decision.verdict.name.lower(),
+        "verdict": report.decision.verdict.json_name,
         "summary": summary_line(report.decision),
         "exit_code": report.decision.exit_code,
         "reasons": list(report.decision.reasons),

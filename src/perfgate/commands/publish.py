@@ -18,10 +18,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from perfgate import runner, store
 from perfgate.errors import UserError
-
-EXIT_ERROR = 3
+from perfgate.formats import asv_conf, asv_results
+from perfgate.formats.benchmarks_json import read_benchmarks
+from perfgate.process import run_process
+from perfgate.verdict import EXIT_ERROR, EXIT_OK
 
 
 def add_parser(subparsers: Any) -> None:
@@ -43,36 +44,14 @@ def run_from_args(args: argparse.Namespace) -> int:
     return run(Path(args.repo), Path(args.results_dir), Path(args.html_dir))
 
 
-def publish_config(template: dict[str, Any], repo: Path, results: Path, html: Path) -> dict:
-    """The asv config for publishing: paths made absolute, everything else kept."""
-    conf = dict(template)
-    conf["repo"] = str(repo.resolve())
-    conf["results_dir"] = str(results.resolve())
-    conf["html_dir"] = str(html.resolve())
-    bench = conf.get("benchmark_dir", "benchmarks")
-    conf["benchmark_dir"] = str((repo / str(bench)).resolve())
-    return conf
-
-
-def _template(repo: Path) -> dict[str, Any]:
-    path = repo / "asv.conf.json"
-    try:
-        lines = [ln for ln in path.read_text().splitlines() if not ln.lstrip().startswith("//")]
-        data = json.loads("\n".join(lines))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise UserError(f"{path}: cannot read the asv configuration ({exc})") from None
-    if not isinstance(data, dict):
-        raise UserError(f"{path}: expected a JSON object")
-    return data
-
-
 def run(repo: Path, results_dir: Path, html_dir: Path) -> int:
     """Check the results, run ``asv publish``; 0 or 3."""
     try:
-        store.read_benchmarks(results_dir)  # missing or corrupt -> named error
-        if not store.list_machines(results_dir):
+        read_benchmarks(results_dir)  # missing or corrupt -> named error
+        if not asv_results.list_machines(results_dir):
             raise UserError(f"{results_dir}: no machine folder with results to publish")
-        conf = publish_config(_template(repo), repo, results_dir, html_dir)
+        template = asv_conf.read_asv_conf(repo / "asv.conf.json")
+        conf = asv_conf.publish_config(template, repo, results_dir, html_dir)
     except UserError as exc:
         print(f"perfgate publish: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
@@ -80,9 +59,9 @@ def run(repo: Path, results_dir: Path, html_dir: Path) -> int:
         conf_path = Path(tmp) / "asv.conf.json"
         conf_path.write_text(json.dumps(conf, indent=1))
         cmd = [sys.executable, "-m", "asv", "publish", "--config", str(conf_path)]
-        outcome = runner.run_process(cmd, repo, os.environ, 1800.0)
+        outcome = run_process(cmd, repo, os.environ, 1800.0)
     if outcome.returncode != 0 or outcome.timed_out:
         print(f"perfgate publish: asv publish failed:\n{outcome.tail[-3000:]}", file=sys.stderr)
         return EXIT_ERROR
     print(f"perfgate publish: dashboard written to {html_dir}")
-    return 0
+    return EXIT_OK

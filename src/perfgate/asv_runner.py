@@ -1,0 +1,88 @@
+"""Running asv for one side of one round (``asv run --python=same``) and registering the
+machine. Each side is a source export of one commit; asv runs in the current environment
+with ``PYTHONPATH`` pointing at that export, so today's suites measure the commit's code,
+one asv process per side and round, results in a round-private directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from perfgate.errors import RunnerError
+from perfgate.process import ProcessOutcome, run_process
+
+#: asv's forkserver imports the suite once per side and round and forks one process per
+#: benchmark (each still measured in a fresh process); "spawn" re-imports NumPy, Numba and
+#: the suite for every benchmark, which doubled the wall time of a quick-gate round here.
+#: Safe with Numba: the server only imports; thread pools start in the forked children.
+LAUNCH_METHOD = "forkserver" if sys.platform.startswith("linux") else "spawn"
+
+
+@dataclass(frozen=True)
+class AsvInvocation:
+    """One ``asv run --python=same`` of one side for one round."""
+
+    config: Path
+    sha: str
+    source: Path
+    machine: str
+    bench: Sequence[str] = ()
+    attributes: Mapping[str, str] = field(default_factory=dict)
+    prefix: Sequence[str] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    timeout_s: float = 1800.0
+    launch_method: str = LAUNCH_METHOD
+
+
+def asv_command(inv: AsvInvocation) -> list[str]:
+    """The command line of ``inv`` (pure; the pinning prefix comes first)."""
+    cmd = [*inv.prefix, sys.executable, "-m", "asv", "run", "--config", str(inv.config)]
+    cmd += ["--python=same", "--set-commit-hash", inv.sha, "--record-samples"]
+    cmd += ["--machine", inv.machine, "--launch-method", inv.launch_method, "--show-stderr"]
+    for regex in inv.bench:
+        cmd += ["--bench", regex]
+    for key, value in sorted(inv.attributes.items()):
+        cmd += ["-a", f"{key}={value}"]
+    return cmd
+
+
+def asv_environment(inv: AsvInvocation, base: Mapping[str, str]) -> dict[str, str]:
+    """The child environment: the export's ``src`` first on the path, then ``inv.env``.
+
+    asv 0.6 drops PYTHONPATH from its benchmark processes unless ``ASV_PYTHONPATH`` is set
+    (asv/environment.py, asv/benchmark.py); without it the suites would import the installed
+    package instead of the commit's export, and base and head would measure the same code.
+    """
+    env = dict(base)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(inv.source / "src"), env.get("PYTHONPATH", "")) if p
+    )
+    env["ASV_PYTHONPATH"] = env["PYTHONPATH"]
+    env.update(inv.env)
+    return env
+
+
+def run_asv(inv: AsvInvocation, base_env: Mapping[str, str]) -> ProcessOutcome:
+    """Run one asv invocation; its results land in the config's results directory."""
+    cwd = inv.config.parent
+    return run_process(asv_command(inv), cwd, asv_environment(inv, base_env), inv.timeout_s)
+
+
+def ensure_asv_machine(machine: str, base_env: Mapping[str, str]) -> None:
+    """Register ``machine`` in asv's machine file (non-interactive), once per host."""
+    path = Path(base_env.get("HOME", str(Path.home()))) / ".asv-machine.json"
+    if path.exists():
+        try:
+            if machine in json.loads(path.read_text()):
+                return
+        except (OSError, json.JSONDecodeError):
+            pass
+    cmd = [sys.executable, "-m", "asv", "machine", "--yes", "--machine", machine]
+    outcome = run_process(cmd, Path.cwd(), base_env, 120.0)
+    if outcome.returncode != 0:
+        raise RunnerError(f"asv machine --machine {machine} failed: {outcome.tail[-500:]}")

@@ -1,0 +1,107 @@
+"""The one atomic file writer: new files are published whole and never overwrite anything.
+
+A file is written to a temporary name beside its target (``.<name>.XXXX.tmp``; readers
+refuse such names, see :func:`is_partial_name`), flushed to disk, then published with a
+hard link, which fails if the target exists. Result, sample, noise and report files, and
+the files the history export writes, all go through here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from perfgate.errors import UserError
+
+
+def is_partial_name(name: str) -> bool:
+    """True for names of half-written files (``*.tmp``, ``*.tmp-*``): never read as complete."""
+    return name.endswith(".tmp") or ".tmp-" in name
+
+
+def _staged(target: Path, content: bytes) -> Path:
+    """A flushed temporary file beside ``target`` holding ``content``; the caller publishes
+    it (link or replace) and removes the temporary name."""
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        os.unlink(tmp_name)
+        raise
+    return Path(tmp_name)
+
+
+def _publish_no_clobber(tmp: Path, target: Path) -> bool:
+    """Move a fully written temporary file to ``target``; False when ``target`` exists."""
+    try:
+        os.link(tmp, target)  # atomic and fails if target exists
+    except FileExistsError:
+        return False
+    except OSError:
+        # No hard links on this filesystem: reserve the name atomically (O_EXCL), then move
+        # the finished file over the empty placeholder. A reader in that instant sees an
+        # empty file, which every reader refuses as truncated; a racing writer is refused.
+        try:
+            os.close(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+        except FileExistsError:
+            return False
+        os.replace(tmp, target)
+        return True
+    tmp.unlink()
+    return True
+
+
+def write_new(path: str | os.PathLike[str], content: bytes) -> bool:
+    """Write ``content`` to ``path`` unless it exists; False (nothing written) when it does."""
+    target = Path(path)
+    if target.exists():
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _staged(target, content)
+    try:
+        published = _publish_no_clobber(tmp, target)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    if published:
+        _fsync_dir(target.parent)
+    return published
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` to a new file; an existing file is a `UserError` (never overwritten)."""
+    target = Path(path)
+    if not write_new(target, text.encode("utf-8")):
+        raise UserError(f"{target} already exists; result files are never overwritten")
+    return target
+
+
+def write_json_atomic(path: str | os.PathLike[str], data: Any) -> Path:
+    """Serialize ``data`` as indented JSON and write it with `write_text_atomic`."""
+    return write_text_atomic(path, json.dumps(data, indent=1) + "\n")
+
+
+def replace_file(path: Path, content: bytes) -> None:
+    """Write ``path`` atomically, replacing it (metadata only: results are never replaced)."""
+    tmp = _staged(path, content)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink()
+        raise
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

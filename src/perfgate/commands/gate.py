@@ -1,0 +1,71 @@
+"""`perfgate gate`: measure base and head now, decide, report, exit with the verdict.
+
+    perfgate gate --base REV --head REV [--bench REGEX ...] [--quick] [--budget-minutes M]
+        [--report-dir DIR] [--config PYPROJECT] [--repo DIR] [--work-dir DIR]
+        [--machine NAME] [--post --pr N]
+
+Runs locally with no GitHub and no server: parity at head, interleaved asv rounds of base
+and head (B,H then H,B; one asv process per side and round), sequential extra rounds for
+undecided cases while the budget lasts, an independent confirmation re-run of flagged cases,
+then prints the markdown report and writes report.md, report.html and verdict.json into
+``--report-dir`` (default ``reports/gate``; an earlier report there is moved to
+``previous/<time>/``, never overwritten).
+
+Exit codes: 0 pass, 1 stable regression (or a benchmark failing at head), 2 parity failure,
+3 error or refused comparison (unknown revision, asv failing, corrupt results, machine
+fingerprint changed, too few samples). An error is never a pass.
+
+Inconclusive cases at the end of the budget: too few samples is an error (exit 3); a case
+with at least ``min_samples`` rounds whose CI straddles 1 + threshold is listed as a finding
+and does not block (``straddle = "report"`` in ``[tool.perfgate]``), because it is not a
+*stable* regression.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from perfgate import cli_args
+from perfgate.errors import UserError
+from perfgate.pipeline import gate
+from perfgate.pipeline.context import GateOptions
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register the ``gate`` subcommand."""
+    p = subparsers.add_parser(
+        "gate",
+        help="measure base and head with asv, decide, report (exit 0/1/2/3)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--base", required=True, help="base revision (compared at its merge base with --head)"
+    )
+    p.add_argument("--head", required=True, help="head revision (any git revision)")
+    cli_args.add_measurement_args(p, quick_help="quick grid and parity subset")
+    p.add_argument(
+        "--budget-minutes", type=cli_args.positive_number, help="time budget of the measurement"
+    )
+    p.add_argument("--report-dir", default="reports/gate", help="default: reports/gate")
+    p.add_argument("--post", action="store_true", help="post the report (needs --pr)")
+    p.add_argument("--pr", type=int, help="pull request number for --post")
+    p.set_defaults(func=run_from_args)
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    """argparse -> `perfgate.pipeline.gate.run`."""
+    if args.post and args.pr is None:
+        raise UserError("--post needs --pr N")
+    opts = GateOptions(
+        base=args.base,
+        head=args.head,
+        budget_minutes=args.budget_minutes,
+        report_dir=Path(args.report_dir),
+        post=args.post,
+        pr=args.pr,
+        **cli_args.measurement_options(args),
+    )
+    return gate.run(opts)

@@ -1,0 +1,101 @@
+"""`perfgate history`: per-commit asv results on the append-only ``perf-results`` branch.
+
+    perfgate history append  [--repo R] [--remote O] [--branch B] [--results DIR]
+                             [--attempts N] [--retry-delay S] [--suite-ref REF]
+    perfgate history export  [--repo R] [--remote O] [--branch B] [--dest DIR] [--ref REF]
+    perfgate history pending --machine M [--repo R] [--remote O] [--branch B] [--ref REF]
+                             [--max-commits N]
+
+``append`` adds a run's result files to the branch (never overwriting a result), ``export``
+writes the branch out for ``asv publish``, ``pending`` prints the commits a run on one machine
+should measure, newest first (see `perfgate.history`). Exit codes: 0 success, 1 error
+(message on stderr), 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from perfgate.cli_args import positive_int
+from perfgate.history.append import HISTORY_RETRY, append
+from perfgate.history.branch import HistoryError
+from perfgate.history.export import export, pending
+from perfgate.retry import RetryPolicy
+from perfgate.secrets import redact_url
+
+EXIT_FAILED = 1
+#: Usage errors of this command exit 2 (the history workflows' contract), not 3.
+USAGE_EXIT = 2
+_COMMANDS = (
+    ("append", "append a results dir"),
+    ("export", "write the branch out"),
+    ("pending", "print the commits a run should measure, newest first"),
+)
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``history`` and its ``append``, ``export`` and ``pending`` subcommands."""
+    parser = subparsers.add_parser(
+        "history",
+        help="perf-results branch: append, export, pending commits (exit 0/1/2)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.usage_exit_code = USAGE_EXIT
+    sub = parser.add_subparsers(dest="history_command", required=True)
+    for name, text in _COMMANDS:
+        p = sub.add_parser(name, help=text)
+        p.usage_exit_code = USAGE_EXIT
+        p.add_argument("--repo", type=Path, default=Path("."), help="git repository (default .)")
+        p.add_argument("--remote", default="origin", help="remote name or URL (default origin)")
+        p.add_argument("--branch", default="perf-results", help="history branch")
+    append_p, export_p, pending_p = (sub.choices[name] for name, _ in _COMMANDS)
+    append_p.add_argument("--results", type=Path, default=Path(".asv/results"))
+    append_p.add_argument("--attempts", type=int, default=HISTORY_RETRY.attempts)
+    append_p.add_argument("--retry-delay", type=float, default=HISTORY_RETRY.base_delay)
+    append_p.add_argument(
+        "--suite-ref", default="HEAD", help="commit the run discovered its suites at (HEAD)"
+    )
+    export_p.add_argument("--dest", type=Path, default=Path(".asv/results"))
+    export_p.add_argument("--ref", default="HEAD", help="history whose newest suite is used")
+    pending_p.add_argument("--machine", required=True, help="asv machine name")
+    pending_p.add_argument("--ref", default="HEAD", help="the commit the run is for (HEAD)")
+    pending_p.add_argument("--max-commits", type=positive_int, default=1, help="cap (default 1)")
+    parser.set_defaults(func=run_from_args)
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    """Carry out one parsed history command; 0, or 1 with the (redacted) error on stderr."""
+    try:
+        _run(args)
+    except (HistoryError, ValueError) as exc:
+        print(f"error: {redact_url(str(exc))}", file=sys.stderr)
+        return EXIT_FAILED
+    return 0
+
+
+def _run(args: argparse.Namespace) -> None:
+    """Carry out one parsed command, printing its outcome on stdout."""
+    if args.history_command == "append":
+        policy = RetryPolicy(args.attempts, args.retry_delay, max(30.0, args.retry_delay))
+        report = append(
+            args.repo, args.results, args.remote, args.branch, policy, suite_ref=args.suite_ref
+        )
+        for change in report.changes:
+            print(f"{change.action.value:12} {change.target}")
+        where = f"{redact_url(args.remote)}/{args.branch}"
+        done = f"pushed {report.commit}" if report.commit else "nothing new"
+        print(f"{done} to {where} (attempts: {report.attempts})")
+    elif args.history_command == "export":
+        for path, state in export(
+            args.repo, args.remote, args.branch, args.dest, args.ref
+        ).items():
+            print(f"{state:10} {path}")
+    else:
+        commits = pending(
+            args.repo, args.remote, args.branch, args.machine, args.ref, args.max_commits
+        )
+        print("\n".join(commits))

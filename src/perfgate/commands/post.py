@@ -1,0 +1,55 @@
+"""``perfgate post``: publish a gate report directory as a PR comment and a commit status.
+
+The report directory is the contract with ``perfgate gate``: ``report.md`` (the comment
+body) and ``verdict.json`` (``{"verdict": "pass|regression|parity_failure|error",
+"exit_code": int, "summary": str}``). Exit codes: 0 posted (whatever the verdict: the gate's
+own exit code carries it), 3 could not read the report or could not post after retries (the
+status is set to "error" when possible, so a broken run never reads as a pass).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from perfgate.github import DEFAULT_COMMENT_AUTHOR
+from perfgate.pipeline.publish import post_report
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``perfgate post`` on an argparse subparsers object."""
+    parser = subparsers.add_parser(
+        "post",
+        help="post a gate report as a sticky PR comment and a 'perfgate' commit status",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--pr", type=int, required=True, help="pull request number")
+    parser.add_argument(
+        "--report-dir", type=Path, required=True, help="directory with report.md, verdict.json"
+    )
+    parser.add_argument("--sha", help="head commit SHA (default: $GITHUB_SHA)")
+    parser.add_argument("--report-url", help="link to the full HTML report (status target)")
+    parser.add_argument(
+        "--dry-run", action="store_true", help="print what would be posted; no network"
+    )
+    parser.add_argument(
+        "--comment-author",
+        help="login whose marker comment is updated (default: $PERFGATE_COMMENT_AUTHOR, "
+        f"else {DEFAULT_COMMENT_AUTHOR})",
+    )
+    parser.set_defaults(func=run_from_args)
+    return parser
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    """argparse -> `perfgate.pipeline.publish.post_report`."""
+    return post_report(
+        pr=args.pr,
+        report_dir=args.report_dir,
+        sha=args.sha,
+        report_url=args.report_url,
+        dry_run=args.dry_run,
+        comment_author=args.comment_author,
+    )

@@ -1,0 +1,164 @@
+"""Noise-floor files (``perfgate-noise`` v1), written by ``perfgate calibrate``: the only
+reader and writer, and their place in the work folder (``noise/<machine>/<UTC time>.json``).
+
+Format (``NOISE_API_VERSION`` 1; keys beyond ``cases`` are informational)::
+
+    {"api_version": 1, "kind": "perfgate-noise", "machine": "...", "created_at": "...",
+     "commit": "<sha>", "window": 6, "fingerprint": {...},
+     "cases": [{"benchmark": "b", "params": {"n": "8"}, "noise_floor": 0.07,
+                "round_floor": 0.2, "pairs": 20, "rounds": 25}]}
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from perfgate.atomic import is_partial_name, write_json_atomic
+from perfgate.errors import ResultFileError
+from perfgate.formats.jsonfile import load_json
+from perfgate.model import CaseKey
+
+NOISE_API_VERSION = 1
+NOISE_KIND = "perfgate-noise"
+
+
+@dataclass(frozen=True)
+class CaseFloor:
+    """The calibrated noise of one case."""
+
+    key: CaseKey
+    noise_floor: float
+    round_floor: float
+    windows: int
+    rounds: int
+
+
+def parse_noise_floors(data: Any, path: str = "<noise>") -> dict[CaseKey, float]:
+    """Validate a noise-floor document and return case -> relative noise floor."""
+    if not isinstance(data, dict) or data.get("kind") != NOISE_KIND:
+        raise ResultFileError(path, f"not a {NOISE_KIND} file")
+    if data.get("api_version") != NOISE_API_VERSION:
+        raise ResultFileError(path, f"unsupported api_version {data.get('api_version')!r}")
+    cases = data.get("cases")
+    if not isinstance(cases, list):
+        raise ResultFileError(path, "'cases' must be a list")
+    out: dict[CaseKey, float] = {}
+    for i, case in enumerate(cases):
+        if not isinstance(case, dict) or not isinstance(case.get("benchmark"), str):
+            raise ResultFileError(path, f"case {i}: needs a 'benchmark' name")
+        floor = case.get("noise_floor")
+        if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not 0 <= floor < 10:
+            # the range of a configured threshold: an infinite floor would switch the gate off
+            raise ResultFileError(
+                path, f"case {i}: noise_floor must be a relative change in [0, 10), got {floor!r}"
+            )
+        params = case.get("params", {})
+        if not isinstance(params, dict):
+            raise ResultFileError(path, f"case {i}: params must be an object")
+        key = CaseKey(case["benchmark"], tuple((str(k), str(v)) for k, v in params.items()))
+        out[key] = float(floor)
+    return out
+
+
+@dataclass(frozen=True)
+class NoiseFile:
+    """A noise file as loaded, read once: what it says it was calibrated for, and its data
+    (the floors are validated only when asked for, by :meth:`floors`)."""
+
+    path: Path
+    data: Any
+
+    @property
+    def is_object(self) -> bool:
+        """True when the file holds a JSON object (anything else names nothing)."""
+        return isinstance(self.data, dict)
+
+    def _get(self, key: str) -> Any:
+        return self.data.get(key) if isinstance(self.data, dict) else None
+
+    @property
+    def machine(self) -> Any:
+        """The machine id recorded in the file (None when absent)."""
+        return self._get("machine")
+
+    @property
+    def window(self) -> Any:
+        """The calibration window (``min_samples``) recorded in the file."""
+        return self._get("window")
+
+    @property
+    def fingerprint(self) -> dict[str, Any]:
+        """The recorded machine fingerprint ({} when absent or not an object)."""
+        recorded = self._get("fingerprint")
+        return recorded if isinstance(recorded, dict) else {}
+
+    def floors(self) -> dict[CaseKey, float]:
+        """Case -> noise floor; an invalid document raises `ResultFileError`."""
+        return parse_noise_floors(self.data, str(self.path))
+
+
+def read_noise_file(path: Path) -> NoiseFile:
+    """Load a noise file (corrupt JSON raises `ResultFileError` naming it)."""
+    return NoiseFile(path, load_json(path))
+
+
+def read_noise_floors(path: str | os.PathLike[str]) -> dict[CaseKey, float]:
+    """Read a noise-floor file; problems raise `ResultFileError` naming the file."""
+    return read_noise_file(Path(path)).floors()
+
+
+def noise_document(
+    floors: Sequence[CaseFloor],
+    machine_name: str,
+    sha: str,
+    window: int,
+    fingerprint: Mapping[str, Any],
+    created_at: str,
+) -> dict[str, Any]:
+    """The ``perfgate-noise`` v1 document of a calibration."""
+    return {
+        "api_version": NOISE_API_VERSION,
+        "kind": NOISE_KIND,
+        "machine": machine_name,
+        "created_at": created_at,
+        "commit": sha,
+        "window": window,
+        "fingerprint": fingerprint,
+        "cases": [
+            {
+                "benchmark": f.key.benchmark,
+                "params": dict(f.key.params),
+                "noise_floor": f.noise_floor,
+                "round_floor": f.round_floor,
+                "pairs": f.windows,
+                "rounds": f.rounds,
+            }
+            for f in floors
+        ],
+    }
+
+
+def write_noise_floors_atomic(path: str | os.PathLike[str], data: Mapping[str, Any]) -> Path:
+    """Validate and write a noise-floor document atomically (never overwrites)."""
+    parse_noise_floors(dict(data), str(path))
+    return write_json_atomic(path, dict(data))
+
+
+def noise_dir(work_dir: Path, machine_name: str) -> Path:
+    """Folder of the noise-floor files of one machine id."""
+    return work_dir / "noise" / machine_name
+
+
+def newest_noise_file(work_dir: Path, machine_name: str) -> Path | None:
+    """The newest complete noise-floor file of ``machine_name`` (names sort by time)."""
+    folder = noise_dir(work_dir, machine_name)
+    if not folder.is_dir():
+        return None
+    files = sorted(
+        p for p in folder.iterdir() if p.suffix == ".json" and not is_partial_name(p.name)
+    )
+    return files[-1] if files else None

@@ -1,0 +1,123 @@
+"""The report folder: ``report.md``, ``report.html`` and ``verdict.json``, the contract
+between the commands that decide (``gate``, ``compare``) and ``perfgate post``.
+
+``verdict.json`` (``VERDICT_API_VERSION`` 1) holds at least ``{"verdict": "pass|regression|
+parity_failure|error", "exit_code": int, "summary": str, "head": "<sha>"}``; ``report.md``
+starts with `MARKER`, the hidden line that finds the sticky PR comment again. Reports are
+new files, written atomically; the gate moves an earlier report to ``previous/<time>/``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from perfgate.atomic import write_text_atomic
+from perfgate.errors import UserError
+from perfgate.verdict import VERDICT_NAMES
+
+MARKER = "<!-- perfgate-report -->"
+REPORT_FILES = ("report.md", "report.html", "verdict.json")
+VERDICT_API_VERSION = 1
+
+
+def check_free(report_dir: Path) -> None:
+    """Refuse a folder that already holds a report (reports are never overwritten)."""
+    existing = [name for name in REPORT_FILES if (report_dir / name).exists()]
+    if existing:
+        raise UserError(f"{report_dir} already holds {existing}; reports are never overwritten")
+
+
+def write_reports(folder: Path, markdown: str, html: str, verdict: dict[str, Any]) -> None:
+    """Write report.md, report.html and verdict.json as new files."""
+    write_text_atomic(folder / "report.md", markdown)
+    write_text_atomic(folder / "report.html", html)
+    write_text_atomic(
+        folder / "verdict.json", json.dumps(verdict, indent=1, sort_keys=True) + "\n"
+    )
+
+
+def archive_previous(folder: Path) -> None:
+    """Move an earlier report in ``folder`` to ``previous/<UTC time>/``."""
+    existing = [folder / n for n in REPORT_FILES if (folder / n).exists()]
+    if not existing:
+        return
+    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    target = folder / "previous" / stamp
+    target.mkdir(parents=True)
+    for path in existing:
+        os.replace(path, target / path.name)
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """A report folder as ``perfgate post`` reads it, checked."""
+
+    markdown: str
+    verdict: str
+    exit_code: int
+    summary: str
+
+
+def _default_summary(verdict: object, reasons: object) -> str:
+    """Summary when verdict.json has none: the first reason, else the verdict name."""
+    if isinstance(reasons, list) and reasons and isinstance(reasons[0], str):
+        return f"{verdict}: {reasons[0]}"
+    return f"perfgate: {verdict}"
+
+
+def _load(report_dir: Path) -> tuple[str, Any]:
+    try:
+        markdown = (report_dir / "report.md").read_text(encoding="utf-8")
+        raw = (report_dir / "verdict.json").read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"report dir {report_dir}: {exc.strerror}: {exc.filename}") from None
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{report_dir / 'verdict.json'}: invalid JSON ({exc.msg})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{report_dir / 'verdict.json'}: expected a JSON object")
+    return markdown, data
+
+
+def _check_head(head: object, expect_head: str | None) -> None:
+    if expect_head and not isinstance(head, str):
+        raise ValueError(
+            f"verdict.json head {head!r}: expected the commit the report is for "
+            f"({expect_head[:40]}); a report that does not name its commit is never posted"
+        )
+    if expect_head and head != expect_head:
+        raise ValueError(
+            f"verdict.json head {str(head)[:40]!r} is not the commit posted to "
+            f"({expect_head[:40]}): a stale or foreign report"
+        )
+
+
+def read_report(report_dir: Path, expect_head: str | None = None) -> ReportFiles:
+    """Read ``report.md`` + ``verdict.json``; ``ValueError`` names what is missing or wrong.
+
+    With ``expect_head``, a verdict.json that names another head commit is refused: a stale
+    artifact (or one from another run) must never set the status of the commit posted to.
+    """
+    markdown, data = _load(report_dir)
+    verdict, code = data.get("verdict"), data.get("exit_code")
+    verdict = verdict.lower() if isinstance(verdict, str) else verdict  # "PASS" == "pass"
+    summary = data.get("summary", _default_summary(verdict, data.get("reasons")))
+    if verdict not in VERDICT_NAMES:
+        raise ValueError(f"verdict.json verdict {verdict!r}: expected {sorted(VERDICT_NAMES)}")
+    if not isinstance(code, int) or isinstance(code, bool):
+        raise ValueError(f"verdict.json exit_code {code!r}: expected an int")
+    if not isinstance(summary, str):
+        raise ValueError(f"verdict.json summary {summary!r}: expected a string")
+    _check_head(data.get("head"), expect_head)
+    expected = VERDICT_NAMES[verdict].exit_code
+    if expected != code:
+        raise ValueError(
+            f"verdict.json: verdict {verdict!r} expects exit_code {expected}, got {code}"
+        )
+    return ReportFiles(markdown, verdict, code, summary)

@@ -1,0 +1,172 @@
+"""The one git runner, and the git questions perfgate asks (revisions, merge base, changed
+files, a file at a commit, a commit's tree exported for measuring).
+
+`Git` runs ``git -C REPO ...`` and returns the completed process, or its output with a failure
+raised as an error naming the command. ``isolated=True`` (the history branch writer, which
+holds push credentials on runners that also build pull requests) ignores the global and
+system git configuration and every hook.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from perfgate.errors import RunnerError
+from perfgate.secrets import redact_url
+
+#: Settings for every isolated git call: the push credentials live in this process's
+#: environment (GIT_CONFIG_* from the workflow), and a runner that also benchmarks pull
+#: requests may hold a planted ``~/.gitconfig`` or hooks; none of that may run, or see them.
+_ISOLATED_ENV = {
+    "GIT_TERMINAL_PROMPT": "0",  # never wait for a password: missing credentials are errors
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+_ISOLATED_ARGS = ("-c", f"core.hooksPath={os.devnull}", "-c", "core.fsmonitor=false")
+_SHA = re.compile(r"[0-9a-f]{40}")
+_COMPLETE = ".perfgate-export-complete"
+
+
+class GitError(RunnerError):
+    """A git command failed; the message is git's own (credentials in URLs redacted)."""
+
+
+class Git:
+    """Runs git commands in one repository; failures of :meth:`out` raise ``error``."""
+
+    def __init__(
+        self,
+        repo: Path,
+        env: Mapping[str, str] | None = None,
+        *,
+        isolated: bool = False,
+        error: type[Exception] = GitError,
+    ) -> None:
+        self.repo = repo
+        self.env = {**os.environ, **(_ISOLATED_ENV if isolated else {}), **(env or {})}
+        self.args = _ISOLATED_ARGS if isolated else ()
+        self.error = error
+
+    def run(
+        self, *args: str, stdin: bytes | None = None, env: Mapping[str, str] | None = None
+    ) -> subprocess.CompletedProcess[bytes]:
+        """Run ``git args`` and return the completed process (no exception on failure)."""
+        return subprocess.run(
+            ["git", *self.args, "-C", str(self.repo), *args],
+            input=stdin,
+            capture_output=True,
+            env={**self.env, **(env or {})},
+            check=False,
+        )
+
+    def out(
+        self, *args: str, stdin: bytes | None = None, env: Mapping[str, str] | None = None
+    ) -> str:
+        """Run ``git args``; a failure raises ``error`` with git's (redacted) message."""
+        done = self.run(*args, stdin=stdin, env=env)
+        if done.returncode != 0:
+            message = done.stderr.decode(errors="replace").strip()
+            raise self.error(redact_url(f"git {args[0]} failed: {message}"))
+        return done.stdout.decode(errors="replace").strip()
+
+
+def resolve(repo: Path, rev: str) -> str:
+    """The full commit SHA of ``rev`` in ``repo``; an unknown revision is a GitError."""
+    done = Git(repo).run("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    sha = done.stdout.decode(errors="replace").strip()
+    if done.returncode != 0 or not _SHA.fullmatch(sha):
+        raise GitError(f"unknown revision {rev!r} in {repo}")
+    return sha
+
+
+def is_shallow(repo: Path) -> bool:
+    """True when ``repo`` is a shallow clone (its history is cut off)."""
+    done = Git(repo).run("rev-parse", "--is-shallow-repository")
+    return done.stdout.decode(errors="replace").strip() == "true"
+
+
+def merge_base(repo: Path, a: str, b: str) -> str | None:
+    """The best common ancestor of commits ``a`` and ``b``; None when they share no history.
+
+    A shallow clone that cut the common history off is a GitError saying so.
+    """
+    done = Git(repo).run("merge-base", a, b)
+    sha = done.stdout.decode(errors="replace").strip()
+    if done.returncode == 1 and not sha:
+        if is_shallow(repo):
+            raise GitError(
+                f"no merge base of {a[:12]} and {b[:12]} in the shallow clone {repo}: "
+                "fetch the full history (actions/checkout fetch-depth: 0, git fetch --unshallow)"
+            )
+        return None
+    if done.returncode != 0 or not _SHA.fullmatch(sha):
+        stderr = done.stderr.decode(errors="replace").strip()
+        raise GitError(f"git merge-base {a[:12]} {b[:12]} in {repo}: {stderr}")
+    return sha
+
+
+def changed_files(repo: Path, sha: str, path: Path) -> list[str]:
+    """Files under ``path`` whose working-tree state differs from commit ``sha`` (untracked too).
+
+    Paths are relative to ``repo``, sorted; a git failure is a GitError.
+    """
+    where = path.resolve().relative_to(repo.resolve()).as_posix()
+    commands = (  # -z: names as they are (no C quoting of non-ASCII, quotes, newlines)
+        ("diff", "-z", "--name-only", "--no-renames", sha, "--", where),
+        ("ls-files", "-z", "--others", "--exclude-standard", "--", where),
+    )
+    found: set[str] = set()
+    for command in commands:
+        done = Git(repo).run(*command)
+        if done.returncode != 0:
+            message = done.stderr.decode(errors="replace").strip()[-300:]
+            raise GitError(f"{shlex.join(['git', command[0]])} in {repo}: {message}")
+        found.update(name for name in done.stdout.decode(errors="replace").split("\0") if name)
+    return sorted(found)
+
+
+def show(repo: Path, sha: str, path: str) -> str:
+    """The text of ``path`` at commit ``sha``; a missing file is a GitError."""
+    done = Git(repo).run("show", f"{sha}:{path}")
+    if done.returncode != 0:
+        raise GitError(f"{path} at {sha[:12]}: {done.stderr.decode(errors='replace')[-300:]}")
+    return done.stdout.decode("utf-8", errors="strict")
+
+
+def export_commit(repo: Path, sha: str, root: Path) -> Path:
+    """Export the tree of ``sha`` to ``root/<sha>`` once; later calls reuse it.
+
+    The export is built in a temporary sibling and renamed into place, so a killed run
+    never leaves a half-written tree that a later run would take as complete. (``git
+    archive`` sets file mtimes to the commit time, so Numba's on-disk cache stays valid.)
+    """
+    final = root / sha
+    if (final / _COMPLETE).exists():
+        return final
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{sha[:12]}-", dir=root))
+    try:
+        archive = Git(repo).run("archive", "--format=tar", sha)
+        if archive.returncode != 0:
+            raise GitError(f"git archive {sha[:12]} failed: {archive.stderr.decode()[-500:]}")
+        tar_path = tmp / ".export.tar"
+        tar_path.write_bytes(archive.stdout)
+        with tarfile.open(tar_path) as tar:
+            tar.extractall(tmp, filter="data")
+        tar_path.unlink()
+        (tmp / _COMPLETE).write_text(sha + "\n")
+        if final.exists():
+            shutil.rmtree(final)
+        os.replace(tmp, final)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return final

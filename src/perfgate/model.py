@@ -1,0 +1,275 @@
+"""perfgate's data model: what is measured, compared and decided, apart from any file format.
+
+Every record here is frozen and free of I/O. Rows carry *why* they got their verdict as a
+`Reason` (decisions branch on it); ``note`` is that reason rendered as text for reports.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from perfgate.config import BaselinePair
+from perfgate.verdict import CaseVerdict, GateVerdict
+
+ParamItems = tuple[tuple[str, str], ...]
+#: One side of one round: the samples of a case, or None when it failed (or timed out).
+Samples = tuple[float, ...] | None
+SIDES = ("base", "head")
+
+
+@dataclass(frozen=True, order=True)
+class CaseKey:
+    """One benchmark at one parameter combination; params are (name, value-text) pairs."""
+
+    benchmark: str
+    params: ParamItems = ()
+
+    def param(self, name: str) -> str | None:
+        """Return the value text of parameter *name*, or None when the case has no such param."""
+        for key, value in self.params:
+            if key == name:
+                return value
+        return None
+
+    def without(self, *names: str) -> CaseKey:
+        """Return this key with the parameters *names* removed (used to pair cases)."""
+        kept = tuple((k, v) for k, v in self.params if k not in names)
+        return CaseKey(self.benchmark, kept)
+
+    def canonical(self) -> CaseKey:
+        """This key with params sorted by name: for matching keys from files whose param
+        order may differ (JSON objects are unordered)."""
+        return CaseKey(self.benchmark, tuple(sorted(self.params)))
+
+    def params_text(self) -> str:
+        """Human-readable ``name=value, ...`` text of the parameters."""
+        return ", ".join(f"{k}={v}" for k, v in self.params)
+
+    def label(self) -> str:
+        """``benchmark(name=value, ...)``, or the bare name without parameters."""
+        text = self.params_text()
+        return f"{self.benchmark}({text})" if text else self.benchmark
+
+
+def natural_key(key: CaseKey) -> tuple[object, ...]:
+    """Sort key: benchmark name, then params with integers compared as numbers (8 < 16)."""
+    params = tuple(
+        (name, (0, int(value), "") if value.isdigit() else (1, 0, value))
+        for name, value in key.params
+    )
+    return (key.benchmark, params)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """Samples of one case on one side. ``rounds`` is set when rounds are paired across sides."""
+
+    key: CaseKey
+    samples: tuple[float, ...]
+    rounds: tuple[tuple[float, ...], ...] | None = None
+    failed: bool = False
+    version: str | None = None
+    unit: str = "seconds"
+
+    @property
+    def n(self) -> int:
+        """Replication units: rounds when paired, else samples."""
+        return len(self.rounds) if self.rounds is not None else len(self.samples)
+
+    @property
+    def valid(self) -> bool:
+        """True when every sample is finite and positive (a usable time)."""
+        return bool(self.samples) and all(math.isfinite(s) and s > 0 for s in self.samples)
+
+    @property
+    def median(self) -> float | None:
+        """Median of all samples, or None when there is no usable sample."""
+        return float(np.median(self.samples)) if self.valid else None
+
+
+@dataclass(frozen=True)
+class Round:
+    """One measurement round: per side, the samples of every case that ran (skipped cases are
+    absent). Both sides ran back to back, in ``order``."""
+
+    index: int
+    phase: str
+    order: tuple[str, str]
+    base: Mapping[CaseKey, Samples]
+    head: Mapping[CaseKey, Samples]
+    seconds: float = 0.0
+
+    def side(self, name: str) -> Mapping[CaseKey, Samples]:
+        """The samples of side ``name`` ("base" or "head")."""
+        return self.base if name == "base" else self.head
+
+
+class Reason(Enum):
+    """Why a row got its verdict; the value is the report text (``{name}`` fields filled in
+    by :meth:`text`)."""
+
+    NONE = ""
+    NO_DATA = "no data on either side"
+    FAILED_HEAD_NO_BASE = "failed or timed out on head (no base result)"
+    NO_BASE = "no result on the base side"
+    NO_HEAD = "no result on the head side"
+    FAILED = "failed or timed out on {side}"
+    INVALID_SAMPLES = "non-finite or non-positive samples on {side}"
+    VERSION_DIFFERS = "benchmark version differs between sides (not comparable)"
+    TOO_FEW_SAMPLES = "too few samples (base {n_base}, head {n_head}; need {need})"
+    Q_NOT_SMALL = "CI above the threshold but q = {q:.3g} is not small"
+    CI_REACHES_THRESHOLD = "CI reaches above 1 + {threshold:.3g}; cannot exclude it"
+    CONFIRMED = "confirmed by re-run"
+    NEEDS_CONFIRMATION = "flagged {direction}; needs a confirmation run"
+    RERUN_DISAGREES = "flagged {direction}; the re-run disagrees"
+    RERUN_FAILED = "flagged {direction}; failed or missing at head in the re-run"
+    RERUN_INVALID = (
+        "flagged {direction}; non-finite or non-positive samples on {side} in the re-run"
+    )
+    NO_BASELINE_CASE = "no {baseline} case to compare with"
+    NO_VARIANT_CASE = "no {variant} case"
+
+    def text(self, **fields: Any) -> str:
+        """The report text of this reason with its ``fields``."""
+        return self.value.format(**fields)
+
+
+#: Prefix of the note of a higher-is-better row (its ratio and CI are base/head).
+HIGHER_IS_BETTER_NOTE = "higher is better: ratio = base/head"
+
+
+@dataclass(frozen=True)
+class CaseComparison:
+    """One compared case: effect, uncertainty, significance, the verdict and its reason."""
+
+    key: CaseKey
+    verdict: CaseVerdict
+    threshold: float
+    blocking: bool
+    n_base: int = 0
+    n_head: int = 0
+    base_median: float | None = None
+    head_median: float | None = None
+    ratio: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    p: float | None = None
+    q: float | None = None
+    noise_floor: float | None = None
+    paired: bool = False
+    failed_side: str | None = None
+    note: str = ""
+    unit: str = "seconds"
+    reason: Reason = Reason.NONE
+
+
+@dataclass(frozen=True)
+class VariantComparison:
+    """Variant vs baseline for one group of remaining params; ratio = variant / baseline time."""
+
+    pair: BaselinePair
+    row: CaseComparison
+    reference_median: float | None = None
+    higher_is_better: bool = False  # medians are throughputs, not times
+
+    @property
+    def speedup_variant(self) -> float | None:
+        """How many times faster the variant is than the reference path (reference/variant
+        for times, variant/reference for throughputs)."""
+        return self._speedup(self.row.head_median)
+
+    @property
+    def speedup_baseline(self) -> float | None:
+        """How many times faster the baseline is than the reference path."""
+        return self._speedup(self.row.base_median)
+
+    def _speedup(self, other: float | None) -> float | None:
+        reference = self.reference_median
+        if reference is None or other is None or other <= 0 or reference <= 0:
+            return None
+        return other / reference if self.higher_is_better else reference / other
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What the measurement phases of a gate run produced, ready to compare."""
+
+    base: dict[CaseKey, Measurement]
+    head: dict[CaseKey, Measurement]
+    head_variants: dict[CaseKey, Measurement]
+    confirm: tuple[dict[CaseKey, Measurement], dict[CaseKey, Measurement]] | None
+    confirm_head_variants: dict[CaseKey, Measurement] | None
+    main_rounds: int
+    confirm_rounds: int
+    extra_rounds: int
+    sample_files: tuple[Path, ...]
+    budget_exhausted: bool
+
+
+class ParityStatus(Enum):
+    """Outcome of the parity (correctness) command."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    NOT_RUN = "not run"
+    ERROR = "error"  # could not be run (missing command, crash of the runner)
+
+
+@dataclass(frozen=True)
+class ParityResult:
+    """What the parity command did; ``summary`` is a short, secret-free excerpt."""
+
+    status: ParityStatus
+    command: str = ""
+    summary: str = ""
+
+
+@dataclass(frozen=True)
+class EnvironmentCheck:
+    """Machine fingerprints of the two sides; comparisons across differing keys are refused."""
+
+    base: Mapping[str, Any]
+    head: Mapping[str, Any]
+    ignore: tuple[str, ...] = ()
+
+    @property
+    def differing_keys(self) -> tuple[str, ...]:
+        """Keys whose values differ (or exist on one side only), minus ignored keys."""
+        keys = (set(self.base) | set(self.head)) - set(self.ignore)
+        return tuple(sorted(k for k in keys if self.base.get(k) != self.head.get(k)))
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One reason behind a gate decision: the verdict it asks for and what it says."""
+
+    verdict: GateVerdict
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.verdict.name}: {self.text}"
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    """The overall verdict and the findings behind it, most severe first."""
+
+    verdict: GateVerdict
+    findings: tuple[Finding, ...] = field(default_factory=tuple)
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """The findings as report lines, ``VERDICT: text``."""
+        return tuple(str(f) for f in self.findings)
+
+    @property
+    def exit_code(self) -> int:
+        """The process exit code of the verdict."""
+        return self.verdict.exit_code

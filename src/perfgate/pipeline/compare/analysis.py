@@ -1,0 +1,40 @@
+"""Every table of one measured gate run: head vs base (with confirmation), variant vs
+baseline at head, thread scaling and compile times."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from perfgate.config import GateConfig
+from perfgate.model import CaseComparison, CaseKey, Measured, VariantComparison
+from perfgate.pipeline.compare.compile_times import CompileRow, compile_times
+from perfgate.pipeline.compare.runs import compare_runs, compare_variants
+from perfgate.pipeline.compare.scaling import ScalingRow, scaling_rows
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Rows, variant rows, scaling and compile rows of a measured gate run."""
+
+    rows: list[CaseComparison]
+    variants: list[VariantComparison]
+    scaling: list[ScalingRow]
+    variant_scaling: list[ScalingRow]
+    compile_rows: list[CompileRow]
+
+
+def analyse(measured: Measured, config: GateConfig, floors: Mapping[CaseKey, float]) -> Analysis:
+    """Head vs base (with confirmation), variant vs baseline at head, thread scaling."""
+    rows = compare_runs(
+        measured.base, measured.head, config, noise_floors=floors, confirmation=measured.confirm
+    )
+    variants = compare_variants(
+        measured.head_variants,
+        config,
+        noise_floors=floors,
+        confirmation_head=measured.confirm_head_variants,
+    )
+    scaling, variant_scaling = scaling_rows(measured.base, measured.head, config)
+    compile_rows = compile_times(measured.base, measured.head, config)
+    return Analysis(rows, variants, scaling, variant_scaling, compile_rows)

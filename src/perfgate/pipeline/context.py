@@ -1,0 +1,299 @@
+"""The context stage, shared by ``gate`` and ``calibrate``: the commits (``--base`` at its
+merge base with ``--head``), the configuration at the base commit, pinning and the machine
+fingerprint's id, the asv configuration (read once) and fresh exports of both commits.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import math
+import os
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from perfgate import git, machine
+from perfgate.config import GateConfig, config_from_text, load_config
+from perfgate.errors import UserError
+from perfgate.formats import asv_conf
+from perfgate.formats.noise import NoiseFile, newest_noise_file, read_noise_file
+from perfgate.model import EnvironmentCheck
+
+WORK_DIR = ".perfgate"
+QUICK_BUDGET_MIN = 5.0
+FULL_BUDGET_MIN = 90.0
+#: Changed benchmark files named in the report; the rest are counted.
+MAX_NAMED_FILES = 8
+
+
+@dataclass(frozen=True)
+class GateOptions:
+    """Parsed command-line options of one measuring run (gate, or calibrate with base=head)."""
+
+    base: str
+    head: str
+    bench: tuple[str, ...] = ()
+    quick: bool = False
+    budget_minutes: float | None = None
+    report_dir: Path = Path("reports/gate")
+    config: Path | None = None
+    repo: Path = Path(".")
+    work_dir: Path | None = None
+    machine: str | None = None
+    post: bool = False
+    pr: int | None = None
+
+
+@dataclass(frozen=True)
+class GateSettings:
+    """Everything one gate run needs, resolved (SHAs, exports, selection, limits)."""
+
+    repo: Path
+    base: str
+    head: str
+    base_source: Path
+    head_source: Path
+    config: GateConfig
+    asv_conf: Mapping[str, Any]
+    benchmark_dir: Path
+    machine: str
+    bench: tuple[str, ...]
+    run_dir: Path
+    budget_s: float
+    env: Mapping[str, str]
+    prefix: tuple[str, ...] = ()
+    attributes: Mapping[str, str] = field(default_factory=lambda: {"rounds": "1"})
+    asv_timeout_s: float = 1800.0
+
+    @property
+    def same_commit(self) -> bool:
+        """True for an A/A run (base and head are one commit)."""
+        return self.base == self.head
+
+    @property
+    def work_dir(self) -> Path:
+        """The work folder (runs, noise floors) this run's folder lives in."""
+        return self.run_dir.parent.parent
+
+
+@dataclass(frozen=True)
+class Revisions:
+    """The commits of one run, resolved once: ``--base`` as given, the base actually
+    compared (see :func:`resolve_revisions`) and the head."""
+
+    repo: Path
+    given_base: str
+    base: str
+    head: str
+
+    def note(self, base_arg: str) -> str | None:
+        """A report line when the base compared is a merge base, not ``--base`` itself."""
+        if self.given_base == self.base:
+            return None
+        return (
+            f"base: {self.base[:12]}, the merge base of --base {base_arg} "
+            f"({self.given_base[:12]}) and the head; the changes on --base since then are not "
+            "the pull request's"
+        )
+
+
+def _repo_root(path: Path) -> Path:
+    done = git.Git(path).run("rev-parse", "--show-toplevel")
+    text = (done.stdout + done.stderr).decode(errors="replace")
+    if done.returncode != 0:
+        raise UserError(f"{path}: not inside a git repository ({text.strip()[-200:]})")
+    return Path(text.strip().splitlines()[-1])
+
+
+def _resolve(repo: Path, rev: str) -> str:
+    try:
+        return git.resolve(repo, rev)
+    except git.GitError as exc:
+        raise UserError(str(exc)) from None
+
+
+def resolve_revisions(opts: GateOptions) -> Revisions:
+    """Resolve ``--base`` and ``--head``; the base compared is their merge base.
+
+    A ``--base`` that moved on after the head branched off (``--base main`` a week later)
+    would charge the pull request with every change made on main since; the merge base is
+    what the pull request changes. Equal to ``--base`` whenever that is an ancestor. A head
+    that is an ancestor of ``--base`` (already merged, or the arguments swapped) is refused:
+    it would be measured against itself and pass. ``--base`` equal to ``--head`` is the A/A
+    run of ``make gate``.
+    """
+    repo = _repo_root(opts.repo)
+    given, head = _resolve(repo, opts.base), _resolve(repo, opts.head)
+    try:
+        base = git.merge_base(repo, given, head)
+    except git.GitError as exc:
+        raise UserError(str(exc)) from None
+    if base is None:
+        raise UserError(
+            f"--base {opts.base!r} and --head {opts.head!r} share no history: nothing to compare"
+        )
+    if base == head != given:
+        raise UserError(
+            f"--head {opts.head!r} is an ancestor of --base {opts.base!r}: the head adds nothing "
+            "to compare (pass the commit the head branched from as --base)"
+        )
+    return Revisions(repo, given, base, head)
+
+
+def load_gate_config(opts: GateOptions, revs: Revisions) -> GateConfig:
+    """``--config``, else ``[tool.perfgate]`` of pyproject.toml *at the base commit*.
+
+    The base is the trusted side: a pull request that loosens thresholds or blocking rules
+    in its own pyproject.toml is judged by the rules it is merging into (its change applies
+    from the next pull request on). ``--config`` reads a file as it is on disk.
+    """
+    if opts.config is not None:
+        return load_config(opts.config)
+    base = revs.base
+    try:
+        text = git.show(revs.repo, base, "pyproject.toml")
+    except (git.GitError, UnicodeDecodeError) as exc:
+        raise UserError(f"the gate's configuration at the base commit: {exc}") from None
+    return config_from_text(text, f"{base[:12]}:pyproject.toml")
+
+
+def pin_plan(threads: int | None = None, root: Path = Path("/")) -> machine.PinPlan:
+    """Pin the asv processes for ``threads`` threads (default: every usable CPU).
+
+    Set ``threads`` (``pin_threads`` in ``[tool.perfgate]``) to the widest thread count of
+    the suites: when that fits in one NUMA node, the benchmarks are bound to that node's
+    CPUs and memory instead of floating across nodes (placement moved upstream's results).
+    More threads than usable CPUs are capped at the usable CPUs.
+    """
+    usable = tuple(sorted(os.sched_getaffinity(0)))
+    count = len(usable) if threads is None else min(threads, len(usable))
+    return machine.plan_for_host(count, cpuset=usable, root=root)
+
+
+def comparable_fingerprint(fp: machine.Fingerprint) -> dict[str, Any]:
+    """The comparability keys of a fingerprint as a plain dict (what must match)."""
+    return comparable(fp.to_dict())
+
+
+def comparable(fingerprint: Mapping[str, Any]) -> dict[str, Any]:
+    """The comparability keys of a fingerprint dict, e.g. one recorded in a file (a missing
+    key is None, so it differs from any recorded value)."""
+    return {k: fingerprint.get(k) for k in machine.COMPARABILITY_KEYS}
+
+
+def machine_id(fp: machine.Fingerprint) -> str:
+    """A short, stable id of the comparable environment (names noise files, asv machine)."""
+    text = json.dumps(comparable_fingerprint(fp), sort_keys=True)
+    return "perfgate-" + hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def _selection(opts: GateOptions, config: GateConfig) -> tuple[str, ...]:
+    if opts.bench:
+        return opts.bench
+    if opts.quick and config.quick_bench:
+        return config.quick_bench
+    return config.gate_bench
+
+
+def _budget_s(opts: GateOptions) -> float:
+    minutes = opts.budget_minutes
+    if minutes is None:
+        minutes = QUICK_BUDGET_MIN if opts.quick else FULL_BUDGET_MIN
+    if not (math.isfinite(minutes) and minutes > 0):
+        raise UserError(f"--budget-minutes: expected a finite number > 0, got {minutes}")
+    return 60.0 * minutes
+
+
+def build_settings(
+    opts: GateOptions,
+    revs: Revisions,
+    config: GateConfig,
+    plan: machine.PinPlan,
+    machine_name: str,
+) -> GateSettings:
+    """Export both commits and fix the selection, budget and run folder."""
+    repo = revs.repo
+    work = opts.work_dir or repo / WORK_DIR
+    base, head = revs.base, revs.head
+    conf = asv_conf.read_asv_conf(repo / "asv.conf.json")
+    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    run_dir = work / "runs" / f"{stamp}-{base[:8]}-{head[:8]}"
+    # exported afresh for every run, inside it: an export another run left behind (its
+    # parity command ran in there, with the work folder persistent on the runner) is never
+    # what gets measured
+    exports = run_dir / "exports"
+    return GateSettings(
+        repo=repo,
+        base=base,
+        head=head,
+        base_source=git.export_commit(repo, base, exports),
+        head_source=git.export_commit(repo, head, exports),
+        config=config,
+        asv_conf=conf,
+        benchmark_dir=asv_conf.benchmark_dir(conf, repo),
+        machine=machine_name,
+        bench=_selection(opts, config),
+        run_dir=run_dir,
+        budget_s=_budget_s(opts),
+        env=dict(plan.env),
+        prefix=plan.prefix,
+    )
+
+
+def discard_exports(s: GateSettings) -> None:
+    """Delete the run's exports (samples and reports stay): they are not reused."""
+    shutil.rmtree(s.run_dir / "exports", ignore_errors=True)
+
+
+def suite_notes(s: GateSettings) -> tuple[str, ...]:
+    """A report line naming benchmark files of this checkout (both sides run them, as asv
+    does) that differ from the base commit's.
+
+    A pull request that edits a blocking benchmark changes what both sides measure; the
+    gate still runs it, and says so where the reviewer reads the verdict.
+    """
+    try:
+        changed = git.changed_files(s.repo, s.base, s.benchmark_dir)
+    except (git.GitError, ValueError) as exc:
+        return (f"suites: not compared with the base commit's ({exc})",)
+    if not changed:
+        return ()
+    shown = ", ".join(changed[:MAX_NAMED_FILES])
+    more = len(changed) - MAX_NAMED_FILES
+    return (
+        f"suites: both sides ran this checkout's benchmarks, which differ from the base "
+        f"commit's in {shown}{f' and {more} more' if more > 0 else ''}: review those changes "
+        "with these results",
+    )
+
+
+def usable_noise_file(
+    work_dir: Path, machine_name: str, fingerprint: Mapping[str, Any], window: int
+) -> tuple[NoiseFile | None, str]:
+    """The newest noise file calibrated on *this* comparable environment, and a report note.
+
+    A floor raises thresholds, so one measured elsewhere (another machine or fingerprint, a
+    copied file) or over another window (``min_samples``) would silently loosen the gate:
+    such a file is skipped and the note says why.
+    """
+    path = newest_noise_file(work_dir, machine_name)
+    if path is None:
+        return None, "noise floors: none calibrated"
+    noise = read_noise_file(path)
+    differing = EnvironmentCheck(
+        comparable(noise.fingerprint), comparable(fingerprint)
+    ).differing_keys
+    problems = []
+    if noise.is_object and noise.machine != machine_name:
+        problems.append(f"calibrated for machine {noise.machine!r}")
+    if differing:
+        problems.append(f"fingerprint differs in {', '.join(differing)}")
+    if noise.is_object and noise.window != window:
+        problems.append(f"window {noise.window!r}, not min_samples = {window}")
+    if problems:
+        return None, f"noise floors: {path} ignored ({'; '.join(problems)}); none applied"
+    return noise, f"noise floors: {path}"

@@ -1,0 +1,180 @@
+"""One gate run, its stages in order: context -> parity -> measure (with sampling) ->
+compare -> decide -> render -> publish. Every failure to decide becomes an ERROR report
+(exit 3), never a pass; the report is written even then.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import traceback
+from collections.abc import Sequence
+
+from perfgate import machine
+from perfgate.config import GateConfig
+from perfgate.errors import RunnerError, UserError
+from perfgate.formats import report_files
+from perfgate.model import (
+    EnvironmentCheck,
+    Finding,
+    GateDecision,
+    Measured,
+    ParityResult,
+    ParityStatus,
+)
+from perfgate.pipeline import context, decide, measure, parity, publish, render
+from perfgate.pipeline.compare.analysis import Analysis, analyse
+from perfgate.pipeline.context import GateOptions, GateSettings
+from perfgate.pipeline.hooks import Hooks
+from perfgate.secrets import redact_env
+from perfgate.verdict import GateVerdict
+
+
+def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
+    """Run the gate, print and write the report (and post it); returns the exit code."""
+    hooks = hooks or Hooks()
+    try:
+        # a run that dies (killed, out of memory) must not leave an earlier verdict to post
+        report_files.archive_previous(opts.report_dir)
+        report = _gate(opts, hooks)
+    except (UserError, RunnerError, OSError) as exc:
+        hooks.log(f"error: {redact_env(str(exc), os.environ)}")
+        report = _error_report(opts, str(exc))
+    except Exception as exc:  # fail closed: a crash is an ERROR report, never a stale pass
+        hooks.log(redact_env(traceback.format_exc(), os.environ))
+        report = _error_report(opts, f"internal error: {type(exc).__name__}: {exc}")
+    markdown = render.render_markdown(report)
+    hooks.write(markdown)
+    try:
+        publish.replace_reports(opts.report_dir, report, markdown)
+    except (UserError, OSError) as exc:
+        hooks.log(f"error: cannot write the report to {opts.report_dir}: {exc}")
+        return GateVerdict.ERROR.exit_code
+    code = report.decision.exit_code
+    if opts.post:
+        assert opts.pr is not None
+        posted = publish.post_report(pr=opts.pr, report_dir=opts.report_dir, sha=report.head)
+        code = code if posted == 0 or code != 0 else GateVerdict.ERROR.exit_code
+    return code
+
+
+def _gate(opts: GateOptions, hooks: Hooks) -> render.Report:
+    revs = context.resolve_revisions(opts)
+    config = context.load_gate_config(opts, revs)
+    plan = context.pin_plan(config.pin_threads)
+    fp_start = hooks.fingerprint(plan)
+    machine_name = opts.machine or context.machine_id(fp_start)
+    s = context.build_settings(opts, revs, config, plan, machine_name)
+    try:
+        return _gate_run(opts, hooks, plan, fp_start, s, revs.note(opts.base))
+    finally:
+        context.discard_exports(s)
+
+
+def _gate_run(
+    opts: GateOptions,
+    hooks: Hooks,
+    plan: machine.PinPlan,
+    fp_start: machine.Fingerprint,
+    s: GateSettings,
+    base_note: str | None,
+) -> render.Report:
+    config, machine_name = s.config, s.machine
+    hooks.log(f"base {s.base[:12]} head {s.head[:12]} machine {machine_name}; run dir {s.run_dir}")
+    changes = (*([base_note] if base_note else []), *context.suite_notes(s))
+    parity_result = parity.run_parity(s, parity.parity_command(config, opts.quick))
+    hooks.log(f"parity: {parity_result.status.value}")
+    if parity_result.status is not ParityStatus.PASSED:
+        failed = decide.parity_failure_decision(parity_result)
+        return _report(opts, s, failed, None, parity_result, None, changes)
+    hooks.register_machine(machine_name)
+    noise, noise_note = context.usable_noise_file(
+        s.work_dir, machine_name, fp_start.to_dict(), config.min_samples
+    )
+    floors = noise.floors() if noise is not None else {}
+    measurer = measure.Measurer(s, fp_start.to_dict(), hooks.side_runner)
+    measured = measure.measure(measurer, floors, hooks.log)
+    fp_end = hooks.fingerprint(plan)
+    analysis = analyse(measured, config, floors)
+    environment = EnvironmentCheck(
+        context.comparable_fingerprint(fp_start),
+        context.comparable_fingerprint(fp_end),
+        config.fingerprint_ignore,
+    )
+    decision = decide.decide(
+        analysis.rows, analysis.variants, config,
+        parity=parity_result, parity_required=True, environment=environment,
+    )  # fmt: skip
+    notes = (*_notes(s, measured, noise_note, plan), *changes)
+    return _report(opts, s, decision, analysis, parity_result, environment, notes)
+
+
+def _notes(
+    s: GateSettings, measured: Measured, floors: str, plan: machine.PinPlan
+) -> tuple[str, ...]:
+    rounds = (
+        f"rounds: {measured.main_rounds} main ({measured.extra_rounds} extra for undecided "
+        f"cases), {measured.confirm_rounds} confirmation; order alternates B,H / H,B"
+    )
+    if measured.budget_exhausted:
+        rounds += f"; the {s.budget_s / 60:.1f}-minute budget ran out with cases undecided"
+    pin = f"pinning: cpus {machine.format_cpulist(plan.cpus)}, memory {plan.memory_policy}"
+    pin += f", prefix {shlex.join(plan.prefix) or '(none)'}"
+    samples = "samples: " + ", ".join(str(p) for p in measured.sample_files)
+    env_note = "environment: fingerprint at the start (base column) and end (head column)"
+    return (f"configuration: {s.config.source}", rounds, floors, pin, samples, env_note)
+
+
+def _command(opts: GateOptions, base: str, head: str) -> str:
+    argv = ["perfgate", "gate", "--base", base, "--head", head]
+    for regex in opts.bench:
+        argv += ["--bench", regex]
+    if opts.quick:
+        argv.append("--quick")
+    if opts.budget_minutes is not None:
+        argv += ["--budget-minutes", f"{opts.budget_minutes:g}"]
+    if opts.config is not None:
+        argv += ["--config", str(opts.config)]
+    if opts.machine is not None:
+        argv += ["--machine", opts.machine]
+    return shlex.join(argv)
+
+
+def _report(
+    opts: GateOptions,
+    s: GateSettings,
+    decision: GateDecision,
+    analysis: Analysis | None,
+    parity_result: ParityResult,
+    environment: EnvironmentCheck | None,
+    notes: Sequence[str],
+) -> render.Report:
+    return render.Report(
+        decision=decision,
+        config=s.config,
+        base=s.base,
+        head=s.head,
+        machine=s.machine,
+        command=_command(opts, s.base, s.head),
+        rows=analysis.rows if analysis else (),
+        variants=analysis.variants if analysis else (),
+        scaling=analysis.scaling if analysis else (),
+        variant_scaling=analysis.variant_scaling if analysis else (),
+        compile_rows=analysis.compile_rows if analysis else (),
+        parity=parity_result,
+        environment=environment,
+        notes=tuple(notes),
+    )
+
+
+def _error_report(opts: GateOptions, message: str) -> render.Report:
+    message = redact_env(message, os.environ)
+    decision = GateDecision(GateVerdict.ERROR, (Finding(GateVerdict.ERROR, message),))
+    return render.Report(
+        decision=decision,
+        config=GateConfig(),
+        base=opts.base,
+        head=opts.head,
+        machine=opts.machine or "unknown",
+        command=_command(opts, opts.base, opts.head),
+    )

@@ -1,0 +1,29 @@
+"""The I/O seams of a measuring run that tests replace: the asv side runner, the machine
+fingerprint, asv's machine registration and where output goes."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from perfgate import asv_runner, machine
+from perfgate.pipeline.measure import SideRunner, asv_side
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """The I/O seams tests replace: asv side runner, fingerprint, poster, output."""
+
+    side_runner: SideRunner = asv_side
+    fingerprint: Callable[[machine.PinPlan], machine.Fingerprint] = field(
+        default=lambda plan: machine.collect_fingerprint(plan=plan, window=0.5)
+    )
+    register_machine: Callable[[str], None] = field(
+        default=lambda name: asv_runner.ensure_asv_machine(name, os.environ)
+    )
+    write: Callable[[str], None] = print
+    log: Callable[[str], None] = field(
+        default=lambda text: print(f"perfgate gate: {text}", file=sys.stderr, flush=True)
+    )

@@ -1,0 +1,286 @@
+"""The measure stage: interleaved asv rounds of base and head, checkpoints, extra rounds for
+undecided cases while the budget lasts, and the confirmation re-run of flagged cases.
+
+Each side of each round is its own asv process (`asv_side`), results in a round-private
+folder. After every round a checkpoint sample file is written; what to run next is asked of
+the pure sampling stage. Nothing here decides a verdict. Every failure to gather data
+raises `GateError` (a `UserError`: exit 3, fail closed).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from perfgate import asv_runner
+from perfgate.errors import ResultFileError, UserError
+from perfgate.formats import asv_conf, asv_results, samples
+from perfgate.formats.benchmarks_json import (
+    Suite,
+    benchmark_units,
+    case_names,
+    read_benchmarks,
+)
+from perfgate.model import CaseKey, Measured, Measurement, Round, Samples
+from perfgate.pipeline import rounds, sampling
+from perfgate.pipeline.context import GateSettings
+from perfgate.pipeline.rounds import RoundLog
+from perfgate.process import ProcessOutcome
+
+
+class GateError(UserError):
+    """The gate could not gather the data it needs (asv, git, parity could not run): exit 3."""
+
+
+@dataclass(frozen=True)
+class SideRun:
+    """One side of one round: the samples of the cases that ran (failed -> None), and the
+    suite description they were read with (``benchmarks.json``)."""
+
+    samples: Mapping[CaseKey, Samples]
+    suite: Suite
+
+
+SideRunner = Callable[[GateSettings, str, Path, Sequence[str]], SideRun]
+"""(settings, side, round directory, --bench regexes) -> that side's run."""
+
+
+def asv_side(settings: GateSettings, side: str, round_dir: Path, bench: Sequence[str]) -> SideRun:
+    """Run asv for ``side`` into ``round_dir`` and read what it measured."""
+    sha = settings.base if side == "base" else settings.head
+    source = settings.base_source if side == "base" else settings.head_source
+    config = asv_conf.write_round_config(
+        settings.asv_conf, round_dir, settings.benchmark_dir, settings.repo
+    )
+    inv = asv_runner.AsvInvocation(
+        config=config,
+        sha=sha,
+        source=source,
+        machine=settings.machine,
+        bench=tuple(bench),
+        attributes=settings.attributes,
+        prefix=settings.prefix,
+        env=dict(settings.env),
+        timeout_s=settings.asv_timeout_s,
+    )
+    outcome = asv_runner.run_asv(inv, os.environ)
+    (round_dir / "asv-output.txt").write_text(outcome.tail)
+    if outcome.timed_out:
+        raise GateError(f"asv for {side} {sha[:12]} timed out after {settings.asv_timeout_s}s")
+    return read_side(round_dir, settings.machine, sha, outcome)
+
+
+def read_side(round_dir: Path, machine_name: str, sha: str, outcome: ProcessOutcome) -> SideRun:
+    """What asv wrote for ``sha`` in ``round_dir`` (failed cases -> None).
+
+    asv exits 2 when a benchmark failed: that is data (a FAILED case), not an error. No
+    result file, or a corrupt one, is an error naming the file and asv's last output.
+    """
+    try:
+        suite = read_benchmarks(round_dir)
+        files = list(asv_results.iter_result_files(round_dir, machine_name))
+    except UserError as exc:
+        raise GateError(
+            f"asv produced no usable results (exit {outcome.returncode}): {exc}\n"
+            f"asv output (tail):\n{outcome.tail[-2000:]}"
+        ) from None
+    if len(files) != 1:
+        raise GateError(
+            f"asv (exit {outcome.returncode}) left {len(files)} result files in {round_dir}; "
+            f"expected 1. asv output (tail):\n{outcome.tail[-2000:]}"
+        )
+    result = asv_results.read_result_file(files[0].path, suite)
+    if not asv_results.same_commit(result.commit_hash, sha):
+        raise ResultFileError(files[0].path, f"commit_hash {result.commit_hash} is not {sha}")
+    out: dict[CaseKey, Samples] = {}
+    for key, case in result.cases.items():
+        if case.state is asv_results.CaseState.FAILED:
+            out[key] = None
+        elif case.state is asv_results.CaseState.OK:
+            out[key] = case.samples or ((case.value,) if case.value else None)
+    return SideRun(out, suite)
+
+
+@dataclass
+class Measurer:
+    """Runs rounds and writes a new sample checkpoint after each one (atomically).
+
+    Checkpoints are ``<phase>-progress-NNN.json`` with ``"complete": false``; only the final
+    ``<phase>-samples.json`` carries ``"complete": true``, so a run killed half-way leaves no
+    file that reads as complete.
+    """
+
+    settings: GateSettings
+    fingerprint: Mapping[str, Any]
+    side_runner: SideRunner = asv_side
+    names: dict[CaseKey, str] = field(default_factory=dict)
+    #: benchmark -> its unit from benchmarks.json ("seconds", "env-steps/s", ...)
+    units: dict[str, str] = field(default_factory=dict)
+    started: float = field(default_factory=time.monotonic)
+    deadline: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.deadline is None:
+            self.deadline = self.started + self.settings.budget_s
+
+    def extend_deadline(self, seconds: float) -> None:
+        """Allow at least ``seconds`` more from now (the confirmation's own budget)."""
+        assert self.deadline is not None
+        self.deadline = max(self.deadline, time.monotonic() + seconds)
+
+    def run_round(self, log: RoundLog, keys: Sequence[CaseKey] | None) -> Round:
+        """One round of ``keys`` (None: the configured selection) on both sides."""
+        index = len(log.rounds)
+        order = rounds.round_order(index)
+        bench = self._bench(keys)
+        sides: dict[str, Mapping[CaseKey, Samples]] = {}
+        t0 = time.monotonic()
+        for side in order:
+            folder = self.settings.run_dir / f"{log.phase}-r{index:03d}-{side}"
+            run = self.side_runner(self.settings, side, folder, bench)
+            sides[side] = run.samples
+            self.names.update(case_names(run.suite))
+            self.units.update(benchmark_units(run.suite))
+        wanted = set(keys) if keys is not None else None
+        picked = {s: _pick(v, wanted) for s, v in sides.items()}
+        rnd = Round(index, log.phase, order, picked["base"], picked["head"], time.monotonic() - t0)
+        log.rounds.append(rnd)
+        self._checkpoint(log, complete=False)
+        return rnd
+
+    def _bench(self, keys: Sequence[CaseKey] | None) -> list[str]:
+        if keys is None:
+            return list(self.settings.bench)
+        try:
+            return sampling.selection_regexes(keys, self.names)
+        except KeyError as exc:
+            raise GateError(f"cannot select the cases to re-run: {exc}") from None
+
+    def _checkpoint(self, log: RoundLog, complete: bool) -> Path:
+        s = self.settings
+        doc = samples.samples_document(
+            log.rounds, s.base, s.head, self.fingerprint, _now(), complete
+        )
+        name = (
+            f"{log.phase}-samples.json"
+            if complete
+            else f"{log.phase}-progress-{len(log.rounds):03d}.json"
+        )
+        return samples.write_samples_atomic(s.run_dir / name, doc)
+
+    def finish(self, log: RoundLog) -> Path:
+        """Write the complete sample file of ``log``."""
+        return self._checkpoint(log, complete=True)
+
+    def elapsed(self) -> float:
+        """Seconds since measurement started."""
+        return time.monotonic() - self.started
+
+    def can_afford(self, log: RoundLog, cases: int) -> bool:
+        """True when another round of ``cases`` cases should fit in the remaining budget."""
+        if not log.rounds:
+            return True
+        last = log.rounds[-1]
+        per_case = last.seconds / max(1, len(set(last.base) | set(last.head)))
+        assert self.deadline is not None
+        return time.monotonic() + per_case * cases <= self.deadline
+
+
+def _pick(
+    samples: Mapping[CaseKey, Samples], wanted: set[CaseKey] | None
+) -> dict[CaseKey, Samples]:
+    return {k: v for k, v in samples.items() if wanted is None or k in wanted}
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+
+
+Floors = Mapping[CaseKey, float]
+Log = Callable[[str], None]
+
+
+def run_main_phase(m: Measurer, floors: Floors, log: Log) -> tuple[RoundLog, int, bool]:
+    """min_samples rounds of everything, then extra rounds of undecided cases (budget)."""
+    cfg = m.settings.config
+    main = RoundLog("main")
+    for _ in range(cfg.min_samples):
+        m.run_round(main, None)
+        log(f"round {len(main.rounds)}/{cfg.min_samples} done ({m.elapsed():.0f}s)")
+    if not main.paired_keys and not main.one_sided("head") and not main.one_sided("base"):
+        raise GateError(f"no benchmark case ran for the selection {list(m.settings.bench)}")
+    extra, exhausted = 0, False
+    while len(main.rounds) < cfg.max_rounds:
+        todo = sampling.next_extra_cases(main, cfg, floors)
+        if not todo:
+            break
+        if not m.can_afford(main, len(todo)):
+            exhausted = True
+            log(f"budget reached with {len(todo)} undecided case(s)")
+            break
+        m.run_round(main, todo)
+        extra += 1
+        log(f"extra round for {len(todo)} undecided case(s) ({m.elapsed():.0f}s)")
+    return main, extra, exhausted
+
+
+def run_confirmation(
+    m: Measurer, targets: sampling.ConfirmTargets, floors: Floors, log: Log
+) -> RoundLog:
+    """An independent re-run of just the target cases: min_samples rounds, more while pending.
+
+    The re-run gets at least half the budget of its own, so a main phase that used the
+    whole budget on other undecided cases does not starve the confirmation.
+    """
+    cfg = m.settings.config
+    m.extend_deadline(m.settings.budget_s / 2)
+    confirm = RoundLog("confirm")
+    for _ in range(cfg.min_samples):
+        m.run_round(confirm, targets.cases)
+    log(f"confirmation: {len(confirm.rounds)} rounds of {len(targets.cases)} case(s)")
+    while len(confirm.rounds) < cfg.max_rounds:
+        todo = sampling.confirm_pending(confirm, cfg, floors, targets)
+        if not todo or not m.can_afford(confirm, len(todo)):
+            break
+        m.run_round(confirm, todo)
+        log(f"confirmation: extra round for {len(todo)} case(s) ({m.elapsed():.0f}s)")
+    return confirm
+
+
+def measure(m: Measurer, floors: Floors, log: Log) -> Measured:
+    """Main phase, then confirmation of flagged cases when the config asks for it."""
+    s = m.settings
+    main, extra, exhausted = run_main_phase(m, floors, log)
+    files = [m.finish(main)]
+    confirm_log: RoundLog | None = None
+    targets = sampling.confirm_targets(main, s.config, floors) if s.config.confirm else None
+    if targets is not None and targets.cases:
+        confirm_log = run_confirmation(m, targets, floors, log)
+        files.append(m.finish(confirm_log))
+
+    def measured(log: RoundLog) -> tuple[dict[CaseKey, Measurement], dict[CaseKey, Measurement]]:
+        return rounds.with_units(rounds.measurements(log), m.units)
+
+    def variants(log: RoundLog) -> dict[CaseKey, Measurement]:
+        aligned = rounds.variant_aligned(log, s.config.baselines)
+        return rounds.with_unit(rounds.head_measurements(aligned), m.units)
+
+    base_m, head_m = measured(main)
+    confirm = measured(confirm_log) if confirm_log is not None else None
+    return Measured(
+        base=base_m,
+        head=head_m,
+        head_variants=variants(main),
+        confirm=confirm,
+        confirm_head_variants=variants(confirm_log) if confirm_log is not None else None,
+        main_rounds=len(main.rounds),
+        confirm_rounds=len(confirm_log.rounds) if confirm_log else 0,
+        extra_rounds=extra,
+        sample_files=tuple(files),
+        budget_exhausted=exhausted,
+    )

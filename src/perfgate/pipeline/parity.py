@@ -1,0 +1,87 @@
+"""The parity stage: the project's correctness command at the head commit, before anything
+is measured (a head that computes something else must not be judged on its speed)."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from perfgate.config import GateConfig
+from perfgate.errors import RunnerError
+from perfgate.model import ParityResult, ParityStatus
+from perfgate.pipeline.context import GateSettings
+from perfgate.process import run_process
+
+_FAILED_TEST = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class ParityRun:
+    """How the parity command ran at head: passed, the failing test ids, output tail."""
+
+    passed: bool
+    failing: tuple[str, ...]
+    tail: str
+    command: tuple[str, ...]
+
+
+def parity_command(config: GateConfig, quick: bool) -> tuple[str, ...]:
+    """The parity command: the quick subset under ``--quick`` when configured."""
+    if quick and config.quick_parity_command:
+        return config.quick_parity_command
+    return config.parity_command
+
+
+def resolve_command(command: Iterable[str], python: str = sys.executable) -> list[str]:
+    """Substitute ``{python}``; ``make`` reuses this interpreter's virtualenv.
+
+    ``VENV``/``PYTHON`` point the Makefile at the running virtualenv, and ``-o STAMP`` stops
+    make from rebuilding it because the export's pyproject.toml is newer than the stamp
+    (a rebuild from the export would re-point the editable install at the export).
+    """
+    cmd = [part.replace("{python}", python) for part in command]
+    if cmd and Path(cmd[0]).name == "make":
+        venv = Path(python).parent.parent
+        cmd[1:1] = ["-o", str(venv / ".installed")]
+        cmd += [f"VENV={venv}", f"PYTHON={python}"]
+    return cmd
+
+
+def parse_failing_tests(output: str) -> tuple[str, ...]:
+    """Test ids from pytest's short summary (``FAILED id`` / ``ERROR id`` lines)."""
+    return tuple(dict.fromkeys(_FAILED_TEST.findall(output)))
+
+
+def run_in_export(
+    command: Sequence[str], source: Path, base_env: Mapping[str, str], timeout_s: float
+) -> ParityRun:
+    """Run the parity command inside the head export with its ``src`` importable."""
+    env = dict(base_env)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(source / "src"), env.get("PYTHONPATH", "")) if p
+    )
+    outcome = run_process(command, source, env, timeout_s)
+    failing = parse_failing_tests(outcome.tail)
+    passed = outcome.returncode == 0 and not outcome.timed_out
+    return ParityRun(passed, failing, outcome.tail[-3000:], tuple(command))
+
+
+def run_parity(
+    settings: GateSettings, command: Sequence[str], timeout_s: float = 3600.0
+) -> ParityResult:
+    """Run the parity command in the head export; failing test ids go into the summary."""
+    cmd = resolve_command(command)
+    try:
+        result = run_in_export(cmd, settings.head_source, os.environ, timeout_s)
+    except RunnerError as exc:
+        return ParityResult(ParityStatus.ERROR, " ".join(command), str(exc))
+    if result.passed:
+        return ParityResult(ParityStatus.PASSED, " ".join(command))
+    failing = ", ".join(result.failing[:20]) or "(no test ids parsed)"
+    tail = result.tail[-600:].strip().replace("\n", " | ")
+    summary = f"failing: {failing}; output tail: {tail}"
+    return ParityResult(ParityStatus.FAILED, " ".join(command), summary)

@@ -1,0 +1,138 @@
+"""The publish stage: the report folder on disk, and the report posted to the pull request
+(a sticky comment and the ``perfgate`` commit status)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TextIO
+
+from perfgate.formats import report_files
+from perfgate.formats.report_files import ReportFiles
+from perfgate.github import (
+    DEFAULT_COMMENT_AUTHOR,
+    GitHubApi,
+    GitHubApiError,
+    Poster,
+    build_comment,
+    client_from_env,
+    status_description,
+)
+from perfgate.pipeline import render
+from perfgate.retry import RetryPolicy
+from perfgate.secrets import redact
+from perfgate.verdict import EXIT_ERROR, EXIT_OK, CommitState, state_for
+
+LOG = logging.getLogger(__name__)
+
+
+def write_reports(folder: Path, report: render.Report, markdown: str) -> None:
+    """Write report.md, report.html and verdict.json as new files."""
+    html = render.render_html(report)
+    report_files.write_reports(folder, markdown, html, render.verdict_json(report))
+
+
+def replace_reports(folder: Path, report: render.Report, markdown: str) -> None:
+    """Move an earlier report to ``previous/<time>/``, then write this one."""
+    report_files.archive_previous(folder)
+    write_reports(folder, report, markdown)
+
+
+def _load(report_dir: Path, sha: str | None) -> ReportFiles | None:
+    """The report, or None (logged) when it cannot be read: then an error is posted."""
+    try:
+        return report_files.read_report(report_dir, expect_head=sha)
+    except ValueError as exc:
+        LOG.error("perfgate post: %s", exc)
+        return None
+
+
+def _planned_post(
+    report: ReportFiles | None, report_url: str | None
+) -> tuple[CommitState, str, str]:
+    """(state, summary, comment body) for ``report``; a missing report is an error."""
+    if report is None:
+        summary = "perfgate: the gate report could not be read"
+        return (
+            CommitState.ERROR,
+            summary,
+            build_comment(f"**perfgate error:** {summary}.", report_url),
+        )
+    return state_for(report.verdict), report.summary, build_comment(report.markdown, report_url)
+
+
+def _print_dry_run(
+    out: TextIO, pr: int, sha: str | None, body: str, state: str, desc: str
+) -> None:
+    out.write(f"[dry-run] status on {sha or '<no sha>'}: perfgate = {state}: {desc}\n")
+    out.write(f"[dry-run] sticky comment on #{pr} ({len(body)} characters):\n{body}")
+
+
+def post_report(
+    *,
+    pr: int,
+    report_dir: Path,
+    sha: str | None = None,
+    report_url: str | None = None,
+    dry_run: bool = False,
+    comment_author: str | None = None,
+    env: Mapping[str, str] | None = None,
+    api: GitHubApi | None = None,
+    policy: RetryPolicy | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+    out: TextIO | None = None,
+) -> int:
+    """Post the report in ``report_dir``; 0 posted, 3 not (see ``perfgate post``)."""
+    env = os.environ if env is None else env
+    out = sys.stdout if out is None else out
+    sha = sha or env.get("GITHUB_SHA") or None
+    secrets = (env.get("GITHUB_TOKEN", ""),)
+    report = _load(report_dir, sha)
+    state, summary, body = _planned_post(report, report_url)
+    if dry_run:
+        _print_dry_run(out, pr, sha, body, state.value, status_description(summary))
+        return EXIT_OK if report is not None else EXIT_ERROR
+    if not sha:
+        LOG.error("perfgate post: no head SHA; pass --sha or set GITHUB_SHA")
+        return EXIT_ERROR
+    try:
+        author = comment_author or env.get("PERFGATE_COMMENT_AUTHOR") or DEFAULT_COMMENT_AUTHOR
+        poster = Poster(api or client_from_env(env), policy, sleep, author=author)
+    except ValueError as exc:
+        LOG.error("perfgate post: %s", redact(str(exc), secrets))
+        return EXIT_ERROR
+    return _post(poster, pr, sha, report_url, body, state, summary, report is not None, out)
+
+
+def _post(
+    poster: Poster,
+    pr: int,
+    sha: str,
+    report_url: str | None,
+    body: str,
+    state: CommitState,
+    summary: str,
+    report_ok: bool,
+    out: TextIO,
+) -> int:
+    """Comment, then status; on failure try to leave an "error" status, return 3."""
+    try:
+        comment, created = poster.upsert_comment(pr, body)
+        poster.set_status(sha, state, summary, report_url)
+    except GitHubApiError as exc:
+        LOG.error("perfgate post: posting failed: %s", exc)
+        try:
+            poster.set_status(sha, CommitState.ERROR, "perfgate: posting failed", report_url)
+        except GitHubApiError as again:
+            LOG.error("perfgate post: could not set the error status either: %s", again)
+        return EXIT_ERROR
+    action = "created" if created else "updated"
+    out.write(
+        f"perfgate post: {action} comment {comment.id} on #{pr}; "
+        f"status {state.value} on {sha[:12]}\n"
+    )
+    return EXIT_OK if report_ok else EXIT_ERROR

@@ -1,0 +1,180 @@
+"""The sampling stage (pure): from the rounds so far, in memory, to the cases to run next.
+
+Extra rounds go to blocking cases that more data could settle (Pinpoint's UNKNOWN -> more
+attempts); the confirmation re-runs the cases flagged slower or faster, and keeps going
+while a flag is neither replicated nor ruled out. `selection_regexes` turns cases into
+asv ``--bench`` regexes that select exactly those cases.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+
+from perfgate.config import GateConfig
+from perfgate.model import (
+    CaseComparison,
+    CaseKey,
+    Measurement,
+    Reason,
+    VariantComparison,
+    natural_key,
+)
+from perfgate.pipeline.compare.confirm import confirmation_pending
+from perfgate.pipeline.compare.runs import compare_runs, compare_variants
+from perfgate.pipeline.rounds import RoundLog, head_measurements, measurements, variant_aligned
+from perfgate.verdict import CaseVerdict
+
+Floors = Mapping[CaseKey, float]
+
+
+def undecided(rows: Iterable[CaseComparison], config: GateConfig) -> list[CaseKey]:
+    """Blocking cases that more rounds could settle (Pinpoint's UNKNOWN -> more attempts).
+
+    That is INCONCLUSIVE cases, and likely improvements whose q is not yet small. Cases that
+    failed, are invalid, new or removed are decided already; a version mismatch cannot be
+    fixed by measuring more.
+    """
+    out = []
+    for row in rows:
+        if not row.blocking:
+            continue
+        if row.verdict is CaseVerdict.INCONCLUSIVE and row.reason is not Reason.VERSION_DIFFERS:
+            out.append(row.key)
+        elif _improvement_pending(row, config):
+            out.append(row.key)
+    return out
+
+
+def _improvement_pending(row: CaseComparison, config: GateConfig) -> bool:
+    """CI wholly below 1/(1 + threshold) but q not yet small: more rounds can confirm it."""
+    if row.verdict is not CaseVerdict.UNCHANGED or row.ci_high is None or row.q is None:
+        return False
+    return row.ci_high < 1.0 / (1.0 + row.threshold) and row.q >= config.alpha
+
+
+#: Verdicts that send a case to the confirmation re-run.
+FLAGGED = (CaseVerdict.REGRESSED, CaseVerdict.IMPROVED)
+
+
+def flagged(rows: Iterable[CaseComparison]) -> list[CaseKey]:
+    """Blocking cases flagged slower or faster (before confirmation): they get an independent
+    re-run. Non-blocking ones do not: the re-run's budget and its Benjamini-Hochberg
+    correction belong to the cases that can block (a null re-run of a report-only case
+    would otherwise raise the q of a real regression)."""
+    return [r.key for r in rows if r.verdict in FLAGGED and r.blocking]
+
+
+def variant_head_cases(
+    variants: Iterable[VariantComparison], head_keys: Iterable[CaseKey]
+) -> list[CaseKey]:
+    """The head cases (variant and baseline side) behind each of ``variants``' rows."""
+    keys = list(head_keys)
+    out: list[CaseKey] = []
+    for v in variants:
+        sides = (v.pair.variant, v.pair.baseline)
+        out += [
+            k
+            for k in keys
+            if k.without(v.pair.param) == v.row.key and k.param(v.pair.param) in sides
+        ]
+    return out
+
+
+def flagged_variants(variants: Iterable[VariantComparison]) -> list[VariantComparison]:
+    """Blocking variant rows flagged slower or faster: both sides go to the confirmation.
+
+    A faster variant is re-run too: otherwise the report could only say "= same" for a
+    variant that beats its baseline, which is the question the pairing exists to answer.
+    """
+    return [v for v in variants if v.row.blocking and v.row.verdict in FLAGGED]
+
+
+def undecided_variant_cases(
+    variants: Iterable[VariantComparison], head_keys: Iterable[CaseKey], config: GateConfig
+) -> list[CaseKey]:
+    """Head cases behind variant rows that more rounds could settle (as :func:`undecided`)."""
+    rows = list(variants)
+    pending = set(undecided((v.row for v in rows), config))
+    return variant_head_cases([v for v in rows if v.row.key in pending], head_keys)
+
+
+def _interim(log: RoundLog, config: GateConfig, floors: Floors) -> list[CaseComparison]:
+    """Rows of the data so far, without confirmation (to see what is still undecided)."""
+    base_m, head_m = measurements(log)
+    return compare_runs(base_m, head_m, replace(config, confirm=False), noise_floors=floors)
+
+
+def _interim_variants(
+    log: RoundLog, config: GateConfig, floors: Floors
+) -> tuple[list[VariantComparison], dict[CaseKey, Measurement]]:
+    """Variant rows (no confirmation) over the round-aligned head data of ``log``."""
+    cfg = replace(config, confirm=False)
+    head_m = head_measurements(variant_aligned(log, cfg.baselines))
+    return compare_variants(head_m, cfg, noise_floors=floors), head_m
+
+
+def next_extra_cases(log: RoundLog, config: GateConfig, floors: Floors) -> list[CaseKey]:
+    """The cases an extra main round should run: undecided rows, then undecided variant rows'
+    head cases not already among them (empty: nothing more rounds could settle)."""
+    todo = undecided(_interim(log, config, floors), config)
+    variants, head_m = _interim_variants(log, config, floors)
+    known = set(todo)
+    cases = undecided_variant_cases(variants, head_m, replace(config, confirm=False))
+    return todo + [k for k in dict.fromkeys(cases) if k not in known]
+
+
+@dataclass(frozen=True)
+class ConfirmTargets:
+    """What the confirmation re-runs: flagged rows and their direction, and the cases to run."""
+
+    rows: Mapping[CaseKey, CaseVerdict]
+    variants: Mapping[CaseKey, CaseVerdict]
+    cases: tuple[CaseKey, ...]
+
+
+def confirm_targets(main: RoundLog, config: GateConfig, floors: Floors) -> ConfirmTargets:
+    """The flagged rows (and variant rows) of the main phase and the cases behind them."""
+    rows = _interim(main, config, floors)
+    variants, head_m = _interim_variants(main, config, floors)
+    flagged_rows = set(flagged(rows))
+    chosen = flagged_variants(variants)
+    keys = [*flagged_rows, *variant_head_cases(chosen, head_m)]
+    return ConfirmTargets(
+        rows={r.key: r.verdict for r in rows if r.key in flagged_rows},
+        variants={v.row.key: v.row.verdict for v in chosen},
+        cases=tuple(sorted(set(keys), key=natural_key)),
+    )
+
+
+def confirm_pending(
+    log: RoundLog, config: GateConfig, floors: Floors, targets: ConfirmTargets
+) -> list[CaseKey]:
+    """Target cases whose re-run has neither replicated nor ruled out its flag yet."""
+    alpha = config.alpha
+    rows = {r.key: r for r in _interim(log, config, floors)}
+    todo = [
+        key
+        for key, direction in targets.rows.items()
+        if key in rows and confirmation_pending(rows[key], direction, alpha)
+    ]
+    variants, head_m = _interim_variants(log, config, floors)
+    open_variants = [
+        v
+        for v in variants
+        if v.row.key in targets.variants
+        and confirmation_pending(v.row, targets.variants[v.row.key], alpha)
+    ]
+    todo += variant_head_cases(open_variants, head_m)
+    return sorted(set(todo), key=natural_key)
+
+
+def selection_regexes(keys: Iterable[CaseKey], names: Mapping[CaseKey, str]) -> list[str]:
+    """Anchored regexes that select exactly ``keys`` (a key without a name is a KeyError)."""
+    out = []
+    for key in sorted(set(keys), key=natural_key):
+        if key not in names:
+            raise KeyError(f"{key.label()}: not in benchmarks.json; cannot select it")
+        out.append("^" + re.escape(names[key]) + "$")
+    return out

@@ -1,0 +1,182 @@
+"""Stored asv results as the front of the pipeline (``perfgate compare``): read two commits'
+results (and optional re-run, sample, noise and parity files), then compare, decide and
+build the report like the gate, without measuring anything."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from perfgate.config import GateConfig, load_config
+from perfgate.errors import UserError
+from perfgate.formats import asv_results, report_files, samples
+from perfgate.formats.benchmarks_json import read_benchmarks
+from perfgate.formats.noise import read_noise_floors
+from perfgate.formats.parity_result import read_parity
+from perfgate.model import CaseKey, EnvironmentCheck, Measurement, ParityResult
+from perfgate.pipeline import decide, render
+from perfgate.pipeline.compare.compile_times import compile_times
+from perfgate.pipeline.compare.measurements import (
+    measurements_from_results,
+    measurements_from_samples,
+    select,
+)
+from perfgate.pipeline.compare.runs import compare_runs, compare_variants
+from perfgate.pipeline.compare.scaling import scaling_rows
+
+Measurements = Mapping[CaseKey, Measurement]
+#: Option name -> the ``perfgate compare`` flag that sets it (for the reproducing command).
+FLAGS = {
+    "env": "--env",
+    "config": "--config",
+    "bench": "--bench",
+    "confirm_dir": "--confirm-results",
+    "samples": "--samples",
+    "parity": "--parity-result",
+    "noise": "--noise",
+}
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """Both commits' stored results and their measurements."""
+
+    base: asv_results.ResultSet
+    head: asv_results.ResultSet
+    base_m: dict[CaseKey, Measurement]
+    head_m: dict[CaseKey, Measurement]
+
+
+def resolve_machine(results_dir: str, machine: str | None) -> str:
+    """The machine to read: the given one, or the only machine in the results directory."""
+    machines = asv_results.list_machines(results_dir)
+    if machine is not None:
+        if machine not in machines:
+            raise UserError(f"machine {machine!r} not in {results_dir} (found {machines})")
+        return machine
+    if len(machines) != 1:
+        raise UserError(f"{results_dir} holds machines {machines}; pick one with --machine")
+    return machines[0]
+
+
+def _load(
+    results_dir: str, machine: str, base: str, head: str, env: str | None, bench: str | None
+) -> Loaded:
+    infos = read_benchmarks(results_dir)
+    b = asv_results.load_commit(results_dir, machine, base, env, infos)
+    h = asv_results.load_commit(results_dir, machine, head, env, infos)
+    return Loaded(
+        b,
+        h,
+        select(measurements_from_results(b), bench),
+        select(measurements_from_results(h), bench),
+    )
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything a stored comparison reads from disk, before any statistics."""
+
+    config: GateConfig
+    machine: str
+    loaded: Loaded
+    confirm: Loaded | None
+    paired: tuple[Measurements, Measurements] | None
+    noise: dict[CaseKey, float]
+    parity: ParityResult | None
+
+
+def _paired(
+    path: str | None, loaded: Loaded, bench: str | None
+) -> tuple[Measurements, Measurements] | None:
+    """Paired rounds from a perfgate sample file, checked to be of the same two commits."""
+    if path is None:
+        return None
+    sample_run = samples.read_samples(path)
+    for side, sha in (("base", loaded.base.commit_hash), ("head", loaded.head.commit_hash)):
+        recorded = getattr(sample_run, side)
+        if not asv_results.same_commit(recorded, sha):
+            raise UserError(f"{path}: {side} is {recorded!r}, not {sha}")
+    base, head = measurements_from_samples(sample_run)
+    return select(base, bench), select(head, bench)
+
+
+def read_inputs(results_dir: str, base: str, head: str, opts: Mapping[str, str | None]) -> Inputs:
+    """Read the configuration, the results of both commits and the optional files."""
+    config_path = opts.get("config")
+    config = load_config(config_path or "pyproject.toml", required=config_path is not None)
+    report_dir = opts.get("report_dir")
+    if report_dir is not None:
+        report_files.check_free(Path(report_dir))
+    machine = resolve_machine(results_dir, opts.get("machine"))
+    env, bench = opts.get("env"), opts.get("bench")
+    loaded = _load(results_dir, machine, base, head, env, bench)
+    confirm_dir = opts.get("confirm_dir")
+    confirm = None
+    if confirm_dir is not None:
+        confirm = _load(confirm_dir, resolve_machine(confirm_dir, machine), base, head, env, bench)
+    noise_path = opts.get("noise")
+    return Inputs(
+        config=config,
+        machine=machine,
+        loaded=loaded,
+        confirm=confirm,
+        paired=_paired(opts.get("samples"), loaded, bench),
+        noise=read_noise_floors(noise_path) if noise_path else {},
+        parity=read_parity(opts.get("parity")),
+    )
+
+
+def command_line(
+    results_dir: str, machine: str, base: str, head: str, opts: Mapping[str, str | None]
+) -> str:
+    """The exact command line that reproduces this report from the stored results."""
+    argv = ["perfgate", "compare", results_dir, "--base", base, "--head", head]
+    argv += ["--machine", machine]
+    for name, flag in FLAGS.items():
+        value = opts.get(name)
+        if value is not None:
+            argv += [flag, value]
+    return shlex.join(argv)
+
+
+def build_report(inputs: Inputs, command: str) -> render.Report:
+    """Statistics, policy and the report model: pure, given the loaded inputs."""
+    cfg, loaded, confirm = inputs.config, inputs.loaded, inputs.confirm
+    base_m, head_m = inputs.paired or (loaded.base_m, loaded.head_m)
+    rows = compare_runs(
+        base_m,
+        head_m,
+        cfg,
+        noise_floors=inputs.noise,
+        confirmation=(confirm.base_m, confirm.head_m) if confirm else None,
+    )
+    variants = compare_variants(
+        loaded.head_m,
+        cfg,
+        noise_floors=inputs.noise,
+        confirmation_head=confirm.head_m if confirm else None,
+    )
+    scaling, variant_scaling = scaling_rows(loaded.base_m, loaded.head_m, cfg)
+    environment = EnvironmentCheck(
+        loaded.base.machine_info, loaded.head.machine_info, cfg.fingerprint_ignore
+    )
+    decision = decide.decide(rows, variants, cfg, parity=inputs.parity, environment=environment)
+    return render.Report(
+        decision=decision,
+        config=cfg,
+        base=loaded.base.commit_hash,
+        head=loaded.head.commit_hash,
+        machine=inputs.machine,
+        command=command,
+        rows=rows,
+        variants=variants,
+        scaling=scaling,
+        variant_scaling=variant_scaling,
+        compile_rows=compile_times(loaded.base_m, loaded.head_m, cfg),
+        parity=inputs.parity,
+        environment=environment,
+        notes=(f"configuration: {cfg.source}",),
+    )
