@@ -1,4 +1,4 @@
-"""perfgate.history_order: which suite a history publishes, which commits a run measures."""
+"""perfgate.history.order: which suite a history publishes, which commits a run measures."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""perfgate.render: markdown/HTML reports, escaping, golden files.
+"""perfgate.pipeline.render: markdown/HTML reports, escaping, golden files.
 
 Regenerate the golden files with ``PERFGATE_REGEN_GOLDEN=1 pytest tests/perfgate``.
 """
@@ -37,7 +37,7 @@ from perfgate.pipeline.render import (
 )
 from perfgate.verdict import CaseVerdict
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).parent.parent  # tests/perfgate: golden/ and data/
 GOLDEN = HERE / "golden"
 CONFIG = dataclasses.replace(
     load_config(HERE / "data" / "pyproject-perfgate.toml"),

@@ -1,14 +1,12 @@
-"""Pure round bookkeeping: order, sample documents, measurements, selection, sequential rules."""
+"""perfgate.pipeline.rounds: side order, the round log's sample document and measurements."""
 
 from __future__ import annotations
 
-import re
-
 from perfgate.config import BaselinePair, GateConfig
-from perfgate.formats.benchmarks_json import benchmark_units, case_names, parse_benchmarks
+from perfgate.formats.benchmarks_json import benchmark_units, parse_benchmarks
 from perfgate.formats.samples import parse_samples, samples_document
-from perfgate.model import CaseComparison, CaseKey, Reason, Round
-from perfgate.pipeline import sampling
+from perfgate.model import CaseKey, Round
+from perfgate.pipeline.compare.measurements import measurements_from_samples
 from perfgate.pipeline.rounds import (
     RoundLog,
     head_measurements,
@@ -17,7 +15,6 @@ from perfgate.pipeline.rounds import (
     variant_aligned,
     with_units,
 )
-from perfgate.pipeline.sampling import selection_regexes, undecided
 from perfgate.verdict import CaseVerdict
 
 A = CaseKey("s.t", (("path", "numpy"), ("n", "8")))
@@ -73,111 +70,6 @@ def test_a_case_never_paired_within_a_round_still_gets_a_row() -> None:
     base, head = measurements(log)
     assert base[A].rounds is None and head[A].rounds is None
     assert base[A].n == head[A].n == 6 and head[A].median == 2.0 + 0.01
-
-
-def test_selection_regexes_match_asv_names_exactly() -> None:
-    """Anchored, escaped names select one combination (asv matches `name(reprs)`)."""
-    bench = {
-        "version": 2,
-        "s.t": {
-            "params": [["'numpy'", "'handwritten'"], ["8", "16"]],
-            "param_names": ["path", "n"],
-        },
-        "s.plain": {"params": [], "param_names": []},
-    }
-    names = case_names(parse_benchmarks(bench))
-    assert names[A] == "s.t('numpy', 8)" and names[CaseKey("s.plain")] == "s.plain"
-    regexes = selection_regexes([A], names)
-    candidates = ["s.t('numpy', 8)", "s.t('numpy', 16)", "s.t('handwritten', 8)"]
-    assert [c for c in candidates if any(re.search(r, c) for r in regexes)] == ["s.t('numpy', 8)"]
-
-
-def _row(verdict: CaseVerdict, **kw: object) -> CaseComparison:
-    return CaseComparison(A, verdict, 0.05, True, **kw)  # type: ignore[arg-type]
-
-
-def test_undecided_and_flagged() -> None:
-    """Inconclusive and pending improvements get rounds; flags go to confirmation."""
-    cfg = GateConfig()
-    rows = [
-        _row(CaseVerdict.INCONCLUSIVE, note="CI reaches above"),
-        _row(
-            CaseVerdict.INCONCLUSIVE,
-            note="benchmark version differs between sides",
-            reason=Reason.VERSION_DIFFERS,
-        ),
-        _row(CaseVerdict.UNCHANGED, ci_low=0.8, ci_high=0.9, q=0.09),
-        _row(CaseVerdict.UNCHANGED, ci_low=0.97, ci_high=1.01, q=0.9),
-        CaseComparison(B, CaseVerdict.INCONCLUSIVE, 0.05, False),
-    ]
-    assert undecided(rows, cfg) == [A, A]
-    flagged = [_row(CaseVerdict.REGRESSED), _row(CaseVerdict.IMPROVED), _row(CaseVerdict.FAILED)]
-    assert sampling.flagged(flagged) == [A, A]
-
-
-def test_parity_command_resolution() -> None:
-    """{python} is substituted; make gets the running venv and never rebuilds it."""
-    from perfgate.pipeline.parity import resolve_command
-
-    assert resolve_command(["{python}", "-m", "pytest"], "/v/bin/python") == [
-        "/v/bin/python",
-        "-m",
-        "pytest",
-    ]
-    assert resolve_command(["make", "test-all"], "/v/bin/python") == [
-        "make",
-        "-o",
-        "/v/.installed",
-        "test-all",
-        "VENV=/v",
-        "PYTHON=/v/bin/python",
-    ]
-
-
-def test_flagged_variant_cases_rerun_slower_and_faster_variants() -> None:
-    """Both a slower and a faster blocking variant send its two head cases to confirmation."""
-    from perfgate.config import BaselinePair
-    from perfgate.model import CaseComparison, CaseKey, VariantComparison
-    from perfgate.pipeline.sampling import flagged_variants, variant_head_cases
-    from perfgate.verdict import CaseVerdict
-
-    pair = BaselinePair("path", "assembled", "handwritten")
-    group = CaseKey("hot.t", (("n", "8"),))
-    heads = [CaseKey("hot.t", (("n", "8"), ("path", p))) for p in ("assembled", "handwritten")]
-    heads.append(CaseKey("hot.t", (("n", "8"), ("path", "numpy"))))
-
-    def variant(verdict: CaseVerdict, blocking: bool = True) -> VariantComparison:
-        return VariantComparison(pair, CaseComparison(group, verdict, 0.05, blocking))
-
-    def flagged_variant_cases(rows: list[VariantComparison], keys: list[CaseKey]) -> list[CaseKey]:
-        return variant_head_cases(flagged_variants(rows), keys)
-
-    for verdict in (CaseVerdict.REGRESSED, CaseVerdict.IMPROVED):
-        assert set(flagged_variant_cases([variant(verdict)], heads)) == set(heads[:2])
-    assert flagged_variant_cases([variant(CaseVerdict.UNCHANGED)], heads) == []
-    assert flagged_variant_cases([variant(CaseVerdict.IMPROVED, blocking=False)], heads) == []
-
-
-def test_undecided_variant_cases_get_more_rounds() -> None:
-    """A likely-faster variant whose q is not yet small sends its head cases to more rounds."""
-    from perfgate.config import BaselinePair, GateConfig
-    from perfgate.model import CaseComparison, CaseKey, VariantComparison
-    from perfgate.pipeline.sampling import undecided_variant_cases
-    from perfgate.verdict import CaseVerdict
-
-    pair = BaselinePair("path", "assembled", "handwritten")
-    group = CaseKey("hot.t", (("n", "8"),))
-    heads = [CaseKey("hot.t", (("n", "8"), ("path", p))) for p in ("assembled", "handwritten")]
-    pending = CaseComparison(
-        group, CaseVerdict.UNCHANGED, 0.05, True, ratio=0.6, ci_low=0.58, ci_high=0.6, q=0.06
-    )
-    settled = CaseComparison(
-        group, CaseVerdict.UNCHANGED, 0.05, True, ratio=1.0, ci_low=0.99, ci_high=1.01, q=0.9
-    )
-    cfg = GateConfig()
-    got = undecided_variant_cases([VariantComparison(pair, pending)], heads, cfg)
-    assert set(got) == set(heads)
-    assert undecided_variant_cases([VariantComparison(pair, settled)], heads, cfg) == []
 
 
 def test_variant_aligned_keeps_rounds_where_both_sides_ran() -> None:
@@ -253,3 +145,20 @@ def test_a_head_failure_in_a_round_base_skipped_still_fails_head() -> None:
         log.rounds.append(Round(i, "main", round_order(i), base, head))
     base_m, head_m = measurements(log)
     assert head_m[A].failed and not base_m[A].failed
+
+
+def test_measurements_from_the_log_equal_those_of_its_sample_document() -> None:
+    """Decisions between rounds read the log in memory; they see exactly the paired data a
+    checkpoint's sample document gives (failed rounds, a base-only failure dropped, order)."""
+    log = _log()
+    log.rounds.append(
+        Round(3, "main", round_order(3), {A: None, B: (2.1,)}, {A: (1.4,), B: (2.2,)})
+    )
+    doc = samples_document(log.rounds, "b" * 40, "h" * 40, {}, "now", False)
+    from_doc = measurements_from_samples(parse_samples(doc))
+    base, head = measurements(log)
+    paired = set(from_doc[0])
+    assert paired == {A, B}
+    assert {k: base[k] for k in paired} == from_doc[0]
+    assert {k: head[k] for k in paired} == from_doc[1]
+    assert list(from_doc[0]) == [k for k in base if k in paired]

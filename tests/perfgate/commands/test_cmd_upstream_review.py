@@ -15,7 +15,7 @@ import pytest
 
 from perfgate import cli
 
-REFERENCE = Path(__file__).parent / "data" / "pyproject-perfgate.toml"
+REFERENCE = Path(__file__).parent.parent / "data" / "pyproject-perfgate.toml"
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from perfgate.formats.asv_results import CaseState, load_commit, read_machine
 from perfgate.formats.benchmarks_json import read_benchmarks
 from perfgate.model import CaseKey
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent.parent / "data"
 ROOT = DATA / "asv066"
 BASE, HEAD = "0123456789abcdef0123456789abcdef01234567", "fedcba98"
 

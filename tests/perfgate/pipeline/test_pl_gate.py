@@ -310,7 +310,7 @@ def test_variant_rows_use_every_round_that_ran_both_sides(tmp_path: Path) -> Non
     """Extra rounds (handwritten and assembled both 5% slower against a 5% threshold: their
     CIs straddle it) also feed the variant row: it pairs assembled with handwritten over
     every round that ran both, not just the first min_samples ones, so its p can shrink.
-    (Rounds that ran only one side are dropped: tests/perfgate/gate/test_gate_rounds.py.)"""
+    (Rounds that ran only one side are dropped: tests/perfgate/pipeline/test_pl_rounds.py.)"""
     repo = make_repo(tmp_path)
     base = commit_speed(repo, {}, "base")
     head = commit_speed(repo, {"b": {"factor": 1.05}, "c": {"factor": 1.05}}, "b, c slower")

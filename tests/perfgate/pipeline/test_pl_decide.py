@@ -1,4 +1,4 @@
-"""perfgate.policy: the overall verdict, its precedence, exit codes and fail-closed rules."""
+"""perfgate.pipeline.decide: the overall verdict, its precedence and fail-closed rules."""
 
 from __future__ import annotations
 

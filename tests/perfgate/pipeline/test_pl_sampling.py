@@ -1,0 +1,100 @@
+"""perfgate.pipeline.sampling: which cases get more rounds, confirmation, exact selection."""
+
+from __future__ import annotations
+
+import re
+
+from perfgate.config import BaselinePair, GateConfig
+from perfgate.formats.benchmarks_json import case_names, parse_benchmarks
+from perfgate.model import CaseComparison, CaseKey, Reason
+from perfgate.pipeline import sampling
+from perfgate.pipeline.sampling import selection_regexes, undecided
+from perfgate.verdict import CaseVerdict
+
+A = CaseKey("s.t", (("path", "numpy"), ("n", "8")))
+B = CaseKey("s.t", (("path", "handwritten"), ("n", "8")))
+
+
+def test_selection_regexes_match_asv_names_exactly() -> None:
+    """Anchored, escaped names select one combination (asv matches `name(reprs)`)."""
+    bench = {
+        "version": 2,
+        "s.t": {
+            "params": [["'numpy'", "'handwritten'"], ["8", "16"]],
+            "param_names": ["path", "n"],
+        },
+        "s.plain": {"params": [], "param_names": []},
+    }
+    names = case_names(parse_benchmarks(bench))
+    assert names[A] == "s.t('numpy', 8)" and names[CaseKey("s.plain")] == "s.plain"
+    regexes = selection_regexes([A], names)
+    candidates = ["s.t('numpy', 8)", "s.t('numpy', 16)", "s.t('handwritten', 8)"]
+    assert [c for c in candidates if any(re.search(r, c) for r in regexes)] == ["s.t('numpy', 8)"]
+
+
+def _row(verdict: CaseVerdict, **kw: object) -> CaseComparison:
+    return CaseComparison(A, verdict, 0.05, True, **kw)  # type: ignore[arg-type]
+
+
+def test_undecided_and_flagged() -> None:
+    """Inconclusive and pending improvements get rounds; flags go to confirmation."""
+    cfg = GateConfig()
+    rows = [
+        _row(CaseVerdict.INCONCLUSIVE, note="CI reaches above"),
+        _row(
+            CaseVerdict.INCONCLUSIVE,
+            note="benchmark version differs between sides",
+            reason=Reason.VERSION_DIFFERS,
+        ),
+        _row(CaseVerdict.UNCHANGED, ci_low=0.8, ci_high=0.9, q=0.09),
+        _row(CaseVerdict.UNCHANGED, ci_low=0.97, ci_high=1.01, q=0.9),
+        CaseComparison(B, CaseVerdict.INCONCLUSIVE, 0.05, False),
+    ]
+    assert undecided(rows, cfg) == [A, A]
+    flagged = [_row(CaseVerdict.REGRESSED), _row(CaseVerdict.IMPROVED), _row(CaseVerdict.FAILED)]
+    assert sampling.flagged(flagged) == [A, A]
+
+
+def test_flagged_variant_cases_rerun_slower_and_faster_variants() -> None:
+    """Both a slower and a faster blocking variant send its two head cases to confirmation."""
+    from perfgate.model import CaseComparison, CaseKey, VariantComparison
+    from perfgate.pipeline.sampling import flagged_variants, variant_head_cases
+    from perfgate.verdict import CaseVerdict
+
+    pair = BaselinePair("path", "assembled", "handwritten")
+    group = CaseKey("hot.t", (("n", "8"),))
+    heads = [CaseKey("hot.t", (("n", "8"), ("path", p))) for p in ("assembled", "handwritten")]
+    heads.append(CaseKey("hot.t", (("n", "8"), ("path", "numpy"))))
+
+    def variant(verdict: CaseVerdict, blocking: bool = True) -> VariantComparison:
+        return VariantComparison(pair, CaseComparison(group, verdict, 0.05, blocking))
+
+    def flagged_variant_cases(rows: list[VariantComparison], keys: list[CaseKey]) -> list[CaseKey]:
+        return variant_head_cases(flagged_variants(rows), keys)
+
+    for verdict in (CaseVerdict.REGRESSED, CaseVerdict.IMPROVED):
+        assert set(flagged_variant_cases([variant(verdict)], heads)) == set(heads[:2])
+    assert flagged_variant_cases([variant(CaseVerdict.UNCHANGED)], heads) == []
+    assert flagged_variant_cases([variant(CaseVerdict.IMPROVED, blocking=False)], heads) == []
+
+
+def test_undecided_variant_cases_get_more_rounds() -> None:
+    """A likely-faster variant whose q is not yet small sends its head cases to more rounds."""
+    from perfgate.config import GateConfig
+    from perfgate.model import CaseComparison, CaseKey, VariantComparison
+    from perfgate.pipeline.sampling import undecided_variant_cases
+    from perfgate.verdict import CaseVerdict
+
+    pair = BaselinePair("path", "assembled", "handwritten")
+    group = CaseKey("hot.t", (("n", "8"),))
+    heads = [CaseKey("hot.t", (("n", "8"), ("path", p))) for p in ("assembled", "handwritten")]
+    pending = CaseComparison(
+        group, CaseVerdict.UNCHANGED, 0.05, True, ratio=0.6, ci_low=0.58, ci_high=0.6, q=0.06
+    )
+    settled = CaseComparison(
+        group, CaseVerdict.UNCHANGED, 0.05, True, ratio=1.0, ci_low=0.99, ci_high=1.01, q=0.9
+    )
+    cfg = GateConfig()
+    got = undecided_variant_cases([VariantComparison(pair, pending)], heads, cfg)
+    assert set(got) == set(heads)
+    assert undecided_variant_cases([VariantComparison(pair, settled)], heads, cfg) == []

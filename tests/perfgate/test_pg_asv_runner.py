@@ -1,0 +1,28 @@
+"""perfgate.asv_runner: the asv command line and its environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from perfgate.asv_runner import AsvInvocation, asv_command, asv_environment
+
+
+def test_asv_command_and_env(tmp_path: Path) -> None:
+    """The asv command pins the prefix first, records samples and sets the commit hash."""
+    inv = AsvInvocation(
+        config=tmp_path / "asv.conf.json",
+        sha="a" * 40,
+        source=tmp_path / "src-export",
+        machine="m1",
+        bench=("time_hot",),
+        attributes={"repeat": "5"},
+        prefix=("taskset", "-c", "1"),
+        env={"NUMBA_NUM_THREADS": "2"},
+    )
+    cmd = asv_command(inv)
+    assert cmd[:3] == ["taskset", "-c", "1"]
+    for token in ("--python=same", "--record-samples", "a" * 40, "time_hot", "repeat=5"):
+        assert token in cmd
+    env = asv_environment(inv, {"PYTHONPATH": "/x"})
+    assert env["PYTHONPATH"].split(":") == [str(tmp_path / "src-export" / "src"), "/x"]
+    assert env["NUMBA_NUM_THREADS"] == "2"

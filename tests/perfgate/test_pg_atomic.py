@@ -1,0 +1,86 @@
+"""perfgate.atomic: new files are published whole and never replace another writer's file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pg_results_factory as f
+import pytest
+
+from perfgate import atomic
+from perfgate.errors import UserError
+from perfgate.formats.samples import read_samples, write_samples_atomic
+
+
+def _sample_data() -> dict[str, object]:
+    return {
+        "api_version": 1,
+        "kind": "perfgate-samples",
+        "created_at": "2026-11-29T18:00:00Z",
+        "fingerprint": {"cpu": "x", "threading_layer": "omp"},
+        "base": f.BASE_SHA,
+        "head": f.HEAD_SHA,
+        "unit": "seconds",
+        "rounds": [
+            {
+                "order": ["base", "head"],
+                "cases": [
+                    {
+                        "benchmark": "b",
+                        "params": {"n": "8"},
+                        "base": [1.0, 1.1],
+                        "head": [1.2, 1.3],
+                    }
+                ],
+            },
+            {
+                "order": ["head", "base"],
+                "cases": [{"benchmark": "b", "params": {"n": "8"}, "base": [1.0], "head": None}],
+            },
+        ],
+    }
+
+
+def test_publish_never_clobbers_a_racing_writer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file that appears after the existence check is still not replaced."""
+    target = tmp_path / "samples.json"
+    real_mkstemp = atomic.tempfile.mkstemp
+
+    def racing_mkstemp(*args: object, **kwargs: object) -> tuple[int, str]:
+        target.write_text("other writer")
+        return real_mkstemp(*args, **kwargs)  # type: ignore[call-overload, no-any-return]
+
+    monkeypatch.setattr(atomic.tempfile, "mkstemp", racing_mkstemp)
+    with pytest.raises(UserError, match="already exists"):
+        write_samples_atomic(target, _sample_data())
+    assert target.read_text() == "other writer"
+    assert [p.name for p in tmp_path.iterdir()] == ["samples.json"]
+
+
+def test_without_hard_links_a_racing_writer_is_not_replaced_either(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a filesystem without hard links (os.link fails with EPERM) the fallback reserves
+    the name with O_EXCL: a file another writer published meanwhile survives, and a free
+    name still gets the complete file."""
+    target = tmp_path / "samples.json"
+
+    def no_links(src: object, dst: object) -> None:
+        target.write_text("other writer")
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(atomic.os, "link", no_links)
+    with pytest.raises(UserError, match="already exists"):
+        write_samples_atomic(target, _sample_data())
+    assert target.read_text() == "other writer"
+    monkeypatch.setattr(atomic.os, "link", _raise_eperm)
+    fresh = tmp_path / "fresh.json"
+    write_samples_atomic(fresh, _sample_data())
+    assert read_samples(fresh).head == _sample_data()["head"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fresh.json", "samples.json"]
+
+
+def _raise_eperm(src: object, dst: object) -> None:
+    raise PermissionError(1, "Operation not permitted")

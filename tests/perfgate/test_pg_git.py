@@ -1,0 +1,87 @@
+"""perfgate.git on a throwaway repository: revisions, merge base, changed files, exports."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from git_project import run_git
+
+from perfgate import git
+from perfgate.errors import RunnerError
+from perfgate.git import export_commit
+
+
+def test_resolve_and_unknown(repo: Path) -> None:
+    """HEAD resolves to a 40-hex SHA; a missing revision is a named error."""
+    sha = git.resolve(repo, "HEAD")
+    assert len(sha) == 40
+    with pytest.raises(RunnerError, match="unknown revision 'nope'"):
+        git.resolve(repo, "nope")
+
+
+def test_changed_files_are_named_as_they_are(repo: Path) -> None:
+    """Committed, uncommitted and untracked changes under one folder, names unquoted."""
+    base = git.resolve(repo, "HEAD")
+    (repo / "src" / "pkg" / "b\u00e9nch.py").write_text("")
+    (repo / "src" / "pkg" / 'with space "q".py').write_text("")
+    run_git(repo, "add", ".")
+    run_git(repo, "commit", "-qm", "two")
+    (repo / "src" / "pkg" / "__init__.py").write_text("VALUE = 2\n")
+    (repo / "src" / "pkg" / "new.py").write_text("")
+    (repo / "tests" / "test_two.py").write_text("")
+    assert git.changed_files(repo, base, repo / "src") == [
+        "src/pkg/__init__.py",
+        "src/pkg/b\u00e9nch.py",
+        "src/pkg/new.py",
+        'src/pkg/with space "q".py',
+    ]
+    assert git.changed_files(repo, "HEAD", repo / "src" / "pkg") == [
+        "src/pkg/__init__.py",
+        "src/pkg/new.py",
+    ]
+    with pytest.raises(RunnerError, match="git diff"):
+        git.changed_files(repo, "0" * 40, repo / "src")
+
+
+def test_merge_base_in_a_shallow_clone_says_so(repo: Path, tmp_path: Path) -> None:
+    """A cut-off history is not "no common history": the error says to fetch it."""
+    fork = git.resolve(repo, "HEAD")
+    run_git(repo, "checkout", "-qb", "feature")
+    run_git(repo, "commit", "-q", "--allow-empty", "-m", "feature")
+    run_git(repo, "checkout", "-q", "main")
+    run_git(repo, "commit", "-q", "--allow-empty", "-m", "main moves on")
+    assert git.merge_base(repo, "main", "feature") == fork
+    shallow = tmp_path / "shallow"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", "--no-single-branch", repo.as_uri(), str(shallow)],
+        check=True,
+    )
+    main, feature = git.resolve(shallow, "origin/main"), git.resolve(shallow, "origin/feature")
+    with pytest.raises(RunnerError, match="shallow clone"):
+        git.merge_base(shallow, main, feature)
+
+
+def test_export_is_complete_and_reused(repo: Path, tmp_path: Path) -> None:
+    """The export holds the tree, keeps commit mtimes and is reused on the next call."""
+    sha = git.resolve(repo, "HEAD")
+    first = export_commit(repo, sha, tmp_path / "exports")
+    assert (first / "src" / "pkg" / "__init__.py").read_text() == "VALUE = 1\n"
+    mtime = (first / "src" / "pkg" / "__init__.py").stat().st_mtime
+    again = export_commit(repo, sha, tmp_path / "exports")
+    assert again == first
+    assert (again / "src" / "pkg" / "__init__.py").stat().st_mtime == mtime
+    leftovers = [p for p in (tmp_path / "exports").iterdir() if p.name.startswith(".")]
+    assert leftovers == []
+
+
+def test_half_written_export_is_rebuilt(repo: Path, tmp_path: Path) -> None:
+    """A directory without the completion marker (a killed run) is never taken as done."""
+    sha = git.resolve(repo, "HEAD")
+    broken = tmp_path / "exports" / sha
+    broken.mkdir(parents=True)
+    (broken / "junk").write_text("x")
+    out = export_commit(repo, sha, tmp_path / "exports")
+    assert not (out / "junk").exists()
+    assert (out / "src" / "pkg" / "__init__.py").exists()
