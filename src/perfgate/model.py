@@ -21,7 +21,6 @@ from perfgate.verdict import CaseVerdict, GateVerdict
 ParamItems = tuple[tuple[str, str], ...]
 #: One side of one round: the samples of a case, or None when it failed (or timed out).
 Samples = tuple[float, ...] | None
-SIDES = ("base", "head")
 
 
 @dataclass(frozen=True, order=True)

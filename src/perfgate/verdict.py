@@ -8,7 +8,6 @@ this module, so they cannot drift apart.
 
 from __future__ import annotations
 
-import enum
 from enum import Enum
 
 
@@ -42,7 +41,7 @@ _SYMBOLS = {
 }
 
 
-class CommitState(str, enum.Enum):
+class CommitState(str, Enum):
     """Commit status states that perfgate sets."""
 
     SUCCESS = "success"

@@ -25,9 +25,9 @@ REPORT_FILES = ("report.md", "report.html", "verdict.json")
 VERDICT_API_VERSION = 1
 
 
-def check_free(report_dir: Path) -> None:
+def check_free(report_dir: str | os.PathLike[str]) -> None:
     """Refuse a folder that already holds a report (reports are never overwritten)."""
-    existing = [name for name in REPORT_FILES if (report_dir / name).exists()]
+    existing = [name for name in REPORT_FILES if (Path(report_dir) / name).exists()]
     if existing:
         raise UserError(f"{report_dir} already holds {existing}; reports are never overwritten")
 

@@ -29,4 +29,8 @@ several commits), newest first, for ``asv run HASHFILE:...``.
 Concurrent writers race on the branch tip. A push rejected because the tip moved is retried
 on a fresh fetch with exponential backoff and jitter, a bounded number of times; every other
 git failure is an error (fail closed). (``perfgate history``: 0 success, 1 error, 2 usage.)
+
+Modules: `order` (pure: suites and commits to measure), `branch` (reading the branch through
+isolated git), `append` (the per-file policy and the racing push), `export` (``export`` and
+``pending``).
 """

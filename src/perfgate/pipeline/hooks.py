@@ -14,7 +14,7 @@ from perfgate.pipeline.measure import SideRunner, asv_side
 
 @dataclass(frozen=True)
 class Hooks:
-    """The I/O seams tests replace: asv side runner, fingerprint, poster, output."""
+    """The I/O seams tests replace: asv side runner, fingerprint, asv machine, output."""
 
     side_runner: SideRunner = asv_side
     fingerprint: Callable[[machine.PinPlan], machine.Fingerprint] = field(

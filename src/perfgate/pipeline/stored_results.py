@@ -7,7 +7,6 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 from perfgate.config import GateConfig, load_config
 from perfgate.errors import UserError
@@ -109,7 +108,7 @@ def read_inputs(results_dir: str, base: str, head: str, opts: Mapping[str, str |
     config = load_config(config_path or "pyproject.toml", required=config_path is not None)
     report_dir = opts.get("report_dir")
     if report_dir is not None:
-        report_files.check_free(Path(report_dir))
+        report_files.check_free(report_dir)
     machine = resolve_machine(results_dir, opts.get("machine"))
     env, bench = opts.get("env"), opts.get("bench")
     loaded = _load(results_dir, machine, base, head, env, bench)
