@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from perfgate.config import BaselinePair
 from perfgate.model import CaseKey, Measurement, Round, Samples, natural_key
-from perfgate.pipeline.compare.measurements import paired_measurements
+from perfgate.pipeline.compare.measurements import paired_measurements, side_measurement
 
 
 def round_order(index: int) -> tuple[str, str]:
@@ -48,7 +48,7 @@ class RoundLog:
         other = "head" if side == "base" else "base"
         keys = {k for r in self.rounds for k in r.side(side)}
         keys -= {k for r in self.rounds for k in r.side(other)}
-        return {key: _measurement(key, self.runs(key, side)) for key in keys}
+        return {key: side_measurement(key, self.runs(key, side)) for key in keys}
 
     def runs(self, key: CaseKey, side: str) -> list[Samples]:
         """The samples of ``key`` on ``side`` in every round it ran there, in order."""
@@ -58,14 +58,6 @@ class RoundLog:
         """(base, head) samples of ``key`` in the rounds where it ran on both sides."""
         both = [r for r in self.rounds if key in r.base and key in r.head]
         return [r.base[key] for r in both], [r.head[key] for r in both]
-
-
-def _measurement(key: CaseKey, runs: Sequence[Samples], paired: bool = True) -> Measurement:
-    """The runs of one case on one side; ``paired=False`` pools them as independent samples."""
-    if any(r is None for r in runs):
-        return Measurement(key, (), failed=True)
-    kept = tuple(r for r in runs if r is not None)
-    return Measurement(key, tuple(s for r in kept for s in r), rounds=kept if paired else None)
 
 
 def _paired(log: RoundLog) -> tuple[dict[CaseKey, Measurement], dict[CaseKey, Measurement]]:
@@ -83,8 +75,8 @@ def measurements(log: RoundLog) -> tuple[dict[CaseKey, Measurement], dict[CaseKe
     base_m = {**log.one_sided("base"), **paired_base}
     head_m = {**log.one_sided("head"), **paired_head}
     for key in log.never_paired():  # pooled, as they never ran in the same round
-        base_m[key] = _measurement(key, log.runs(key, "base"), paired=False)
-        head_m[key] = _measurement(key, log.runs(key, "head"), paired=False)
+        base_m[key] = side_measurement(key, log.runs(key, "base"), paired=False)
+        head_m[key] = side_measurement(key, log.runs(key, "head"), paired=False)
     for key, m in head_m.items():  # a head failure in a round that base skipped counts too
         if not m.failed and any(r is None for r in log.runs(key, "head")):
             head_m[key] = Measurement(key, (), failed=True)
@@ -99,7 +91,7 @@ def head_measurements(log: RoundLog) -> dict[CaseKey, Measurement]:
     paired out of step (or fall back to pooled samples).
     """
     keys = {k for r in log.rounds for k in r.head}
-    return {key: _measurement(key, log.runs(key, "head")) for key in keys}
+    return {key: side_measurement(key, log.runs(key, "head")) for key in keys}
 
 
 def variant_aligned(log: RoundLog, pairs: Sequence[BaselinePair]) -> RoundLog:

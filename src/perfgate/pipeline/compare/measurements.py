@@ -25,11 +25,16 @@ def measurements_from_results(results: ResultSet) -> dict[CaseKey, Measurement]:
     return out
 
 
-def _side(key: CaseKey, rounds: Sequence[Samples], unit: str) -> Measurement:
-    if any(r is None for r in rounds):
+def side_measurement(
+    key: CaseKey, runs: Sequence[Samples], unit: str = "seconds", paired: bool = True
+) -> Measurement:
+    """One side of one case from its runs, in order: failed when any run failed;
+    ``paired=False`` pools the runs as independent samples (no rounds)."""
+    if any(r is None for r in runs):
         return Measurement(key, (), failed=True, unit=unit)
-    kept = tuple(r for r in rounds if r is not None)
-    return Measurement(key, tuple(s for r in kept for s in r), rounds=kept, unit=unit)
+    kept = tuple(r for r in runs if r is not None)
+    rounds = kept if paired else None
+    return Measurement(key, tuple(s for r in kept for s in r), rounds=rounds, unit=unit)
 
 
 def paired_measurements(
@@ -46,7 +51,7 @@ def paired_measurements(
         kept = [i for i, b in enumerate(base_rounds) if b is not None]
         base_rounds = tuple(base_rounds[i] for i in kept)
         head_rounds = tuple(head_rounds[i] for i in kept)
-    return _side(key, base_rounds, unit), _side(key, head_rounds, unit)
+    return side_measurement(key, base_rounds, unit), side_measurement(key, head_rounds, unit)
 
 
 def measurements_from_samples(
