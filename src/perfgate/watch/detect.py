@@ -15,6 +15,10 @@ The ratio follows the gate's convention, worse is > 1: head/base for lower-is-be
 base/head for higher-is-better ones, with base = the regime before and head = the regime after.
 A change point is the first measured commit of the new regime; the commits between it and the
 last measured commit before it were not measured, so the culprit lies in that range.
+
+A history of fewer than `min_points()` measured commits cannot hold two regimes of commits; if
+every commit of it carries its sample list, the samples are the evidence instead
+(`perfgate.watch.samples`). Each change point says which evidence found it (`Evidence`).
 """
 
 from __future__ import annotations
@@ -25,11 +29,12 @@ from enum import Enum
 
 import numpy as np
 import numpy.typing as npt
-from scipy.stats import mannwhitneyu
 
 from perfgate.errors import ConfigError
+from perfgate.watch.samples import sample_splits
 from perfgate.watch.segment import candidate_splits
 from perfgate.watch.series import Series
+from perfgate.watch.splits import Split, compare_regimes
 
 # Shortest regime, in measured commits, on either side of a change. Below 4 a two-sided rank
 # test cannot reach p < 0.05 at all; 5 allows alpha down to 0.008 and keeps a single spike far
@@ -42,6 +47,13 @@ class Direction(Enum):
 
     REGRESSION = "regression"
     IMPROVEMENT = "improvement"
+
+
+class Evidence(Enum):
+    """What a change was found in; a report says so, and how far to trust it."""
+
+    COMMITS = "commits"  # per-commit values, regimes of >= min_segment measured commits
+    SAMPLES = "samples"  # the pooled samples inside each commit of a short history
 
 
 class ChangeStatus(Enum):
@@ -59,7 +71,8 @@ class ChangePoint:
 
     `index` is the position in `series.points` of the first commit of the new regime
     (`first_bad_commit`); `last_good_commit` is the measured commit just before it. `before` and
-    `after` are the medians of the two regimes' values, `ratio` their ratio with worse > 1.
+    `after` are the medians of the two regimes' values (per-commit values, or pooled samples
+    when `evidence` is `Evidence.SAMPLES`), `ratio` their ratio with worse > 1.
     """
 
     index: int
@@ -70,26 +83,15 @@ class ChangePoint:
     ratio: float
     direction: Direction
     p_value: float
+    evidence: Evidence
     status: ChangeStatus = ChangeStatus.SUSPECTED
 
 
-@dataclass(frozen=True)
-class _Split:
-    """A tested split of values[start:stop] at `index`."""
-
-    index: int
-    before: float
-    after: float
-    p_value: float
-
-    @property
-    def effect(self) -> float:
-        """|log(after / before)|: the size of the change, the same either way round."""
-        return abs(math.log(self.after / self.before))
-
-
 def min_points(min_segment: int = MIN_SEGMENT) -> int:
-    """The fewest measured commits in which `detect` can find a change: a regime each side."""
+    """The fewest measured commits for `Evidence.COMMITS`: a regime of commits each side.
+
+    Shorter histories are analysed on their samples, if every commit has them.
+    """
     return 2 * min_segment
 
 
@@ -105,17 +107,24 @@ def detect(
 
     `threshold` is the case's relative threshold (0.05 = 5%): a change is reported only if the
     ratio of the regime medians is above 1 + threshold or below 1 / (1 + threshold), the gate's
-    rule. A history shorter than `min_points(min_segment)` yields no change points (no guess),
-    and so does a change with fewer than `min_segment` measured commits after it, until more
-    commits are measured.
+    rule. From `min_points(min_segment)` measured commits on, the per-commit values are the
+    evidence, and a change with fewer than `min_segment` measured commits after it waits for
+    more. A shorter history is analysed on the samples inside its commits
+    (`perfgate.watch.samples`), down to two commits and up to the last one; if any of its
+    commits has no samples, it yields no change points (no guess).
     """
     _check_arguments(threshold, alpha, min_segment)
+    min_effect = math.log1p(threshold)
     values = np.asarray(series.values, dtype=np.float64)
-    if values.size < min_points(min_segment):
+    if values.size >= min_points(min_segment):
+        cuts = candidate_splits(np.log(values), min_segment)
+        kept = _prune(values, cuts, min_effect, alpha)
+        return [_change_point(series, split, Evidence.COMMITS) for split in kept]
+    if values.size < 2 or not all(point.samples for point in series.points):
         return []
-    cuts = candidate_splits(np.log(values), min_segment)
-    kept = _prune(values, cuts, math.log1p(threshold), alpha)
-    return [_change_point(series, split) for split in kept]
+    groups = [np.asarray(point.samples, dtype=np.float64) for point in series.points]
+    kept = sample_splits(groups, min_effect, alpha)
+    return [_change_point(series, split, Evidence.SAMPLES) for split in kept]
 
 
 def _check_arguments(threshold: float, alpha: float, min_segment: int) -> None:
@@ -137,7 +146,7 @@ def _check_arguments(threshold: float, alpha: float, min_segment: int) -> None:
 
 def _prune(
     values: npt.NDArray[np.float64], cuts: list[int], min_effect: float, alpha: float
-) -> list[_Split]:
+) -> list[Split]:
     """The splits left once the weakest failing one is removed, one at a time, and re-tested."""
     remaining = list(cuts)
     while remaining:
@@ -151,26 +160,16 @@ def _prune(
     return []
 
 
-def _test_splits(values: npt.NDArray[np.float64], cuts: list[int]) -> list[_Split]:
+def _test_splits(values: npt.NDArray[np.float64], cuts: list[int]) -> list[Split]:
     """Each cut tested between the regimes on either side of it (bounded by its neighbours)."""
     bounds = [0, *cuts, int(values.size)]
     return [
-        _test_split(values[bounds[k - 1] : bounds[k]], values[bounds[k] : bounds[k + 1]], cut)
+        compare_regimes(values[bounds[k - 1] : bounds[k]], values[bounds[k] : bounds[k + 1]], cut)
         for k, cut in enumerate(cuts, start=1)
     ]
 
 
-def _test_split(
-    before: npt.NDArray[np.float64], after: npt.NDArray[np.float64], index: int
-) -> _Split:
-    if np.ptp(np.concatenate([before, after])) == 0.0:
-        p_value = 1.0  # every value equal: nothing to rank, and no change
-    else:
-        p_value = float(mannwhitneyu(before, after, alternative="two-sided").pvalue)
-    return _Split(index, float(np.median(before)), float(np.median(after)), p_value)
-
-
-def _change_point(series: Series, split: _Split) -> ChangePoint:
+def _change_point(series: Series, split: Split, evidence: Evidence) -> ChangePoint:
     if series.higher_is_better:
         ratio = split.before / split.after
     else:
@@ -184,4 +183,5 @@ def _change_point(series: Series, split: _Split) -> ChangePoint:
         ratio=ratio,
         direction=Direction.REGRESSION if ratio > 1.0 else Direction.IMPROVEMENT,
         p_value=split.p_value,
+        evidence=evidence,
     )

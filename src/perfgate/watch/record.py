@@ -15,6 +15,7 @@ RECORD_KEYS = (
     "ratio",
     "direction",
     "status",
+    "evidence",
     "p_value",
     "before",
     "after",
@@ -25,7 +26,8 @@ def change_record(series: Series, change: ChangePoint) -> dict[str, object]:
     """`change` in `series` as plain data: `commit` is the first bad (first new-regime) commit.
 
     `last_good_commit` closes the range a later step bisects; `ratio` is worse-is-> 1, as in
-    the gate's reports; `direction` and `status` are their enum values.
+    the gate's reports; `direction`, `status` and `evidence` (`commits` or `samples`) are their
+    enum values.
     """
     return {
         "benchmark": series.benchmark,
@@ -36,6 +38,7 @@ def change_record(series: Series, change: ChangePoint) -> dict[str, object]:
         "ratio": change.ratio,
         "direction": change.direction.value,
         "status": change.status.value,
+        "evidence": change.evidence.value,
         "p_value": change.p_value,
         "before": change.before,
         "after": change.after,

@@ -44,3 +44,33 @@ def stepped(n: int, at: int, factor: float, seed: int) -> np.ndarray:
     values = noisy(n, seed)
     values[at:] *= factor
     return values
+
+
+def sampled_series(
+    levels: Sequence[float],
+    positions: Sequence[int],
+    seed: int,
+    *,
+    samples: int = 20,
+    commit_cv: float = 0.0,
+    higher_is_better: bool = False,
+) -> Series:
+    """A series of measured commits at `positions` (commit sha(position)), each with `samples`
+    timings at its level.
+
+    Every sample has CV 2% noise around its commit's level; `commit_cv` adds one offset per
+    commit shared by all its samples (the build and the run), which pooled samples cannot see.
+    """
+    rng = np.random.default_rng(seed)
+    points = []
+    for position, level in zip(positions, levels, strict=True):
+        offset = 1.0 + commit_cv * rng.standard_normal()
+        timings = level * offset * (1.0 + CV * rng.standard_normal(samples))
+        points.append(HistoryPoint.from_samples(sha(position), position, timings.tolist()))
+    return Series(
+        "hot_slice.HotSlice.time_compute",
+        ("'assembled'", "2048", "1"),
+        "ci-runner",
+        higher_is_better,
+        tuple(points),
+    )
