@@ -195,6 +195,14 @@ def test_sample_evidence_is_deterministic() -> None:
     assert detect(series, THRESHOLD, ALPHA) == detect(series, THRESHOLD, ALPHA)
 
 
+def test_fakes_give_each_commit_its_own_samples_at_cv_two_percent() -> None:
+    series = sampled_series([1.0, 2.0], [3, 5], seed=1, samples=400)
+    low, high = (np.asarray(p.samples) for p in series.points)
+    assert (series.points[0].commit, series.points[1].commit) == (sha(3), sha(5))
+    assert np.std(low) == pytest.approx(0.02, rel=0.15)
+    assert np.median(high) / np.median(low) == pytest.approx(2.0, rel=0.01)
+
+
 def _series(groups: list[list[float]]) -> Series:
     points = tuple(HistoryPoint.from_samples(sha(i), i, g) for i, g in enumerate(groups))
     return _replace_points(sampled_series([1.0], [0], seed=0), points)
@@ -202,11 +210,3 @@ def _series(groups: list[list[float]]) -> Series:
 
 def _replace_points(series: Series, points: tuple[HistoryPoint, ...]) -> Series:
     return Series(series.benchmark, series.params, series.machine, series.higher_is_better, points)
-
-
-def test_fakes_give_each_commit_its_own_samples_at_cv_two_percent() -> None:
-    series = sampled_series([1.0, 2.0], [3, 5], seed=1, samples=400)
-    low, high = (np.asarray(p.samples) for p in series.points)
-    assert (series.points[0].commit, series.points[1].commit) == (sha(3), sha(5))
-    assert np.std(low) == pytest.approx(0.02, rel=0.15)
-    assert np.median(high) / np.median(low) == pytest.approx(2.0, rel=0.01)
