@@ -62,7 +62,7 @@ def _task_source(task: str, mode: ScaleMode) -> str:
 
         plan = g1_plan(g1_profile("sac_default"), False)
     else:
-        from termplan.tasks.motion_tracking.config import resolve_profile as motion_profile
+        from termplan.tasks.motion_tracking.profiles import resolve_profile as motion_profile
         from termplan.tasks.motion_tracking.terms import build_plan as motion_plan
 
         plan = motion_plan(motion_profile("sac_default"), False)

@@ -16,7 +16,7 @@ from termplan.errors import TermPlanError
 from termplan.plan import PlanNumpyRuntime, resolve_plan
 from termplan.runtime import FusedRuntime, make_runtime
 from termplan.tasks.g1_walk.profiles import Profile
-from termplan.tasks.motion_tracking.config import resolve_profile
+from termplan.tasks.motion_tracking.profiles import resolve_profile
 from termplan.threads import max_threads
 
 N = 8

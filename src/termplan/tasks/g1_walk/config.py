@@ -154,6 +154,20 @@ DEFAULT_ANGLES: np.ndarray = np.zeros(NUM_DOF, dtype=np.float64)
 DEFAULT_ANGLES.setflags(write=False)
 
 
+def check_default_angles(default_angles: np.ndarray | None) -> np.ndarray:
+    """A read-only (29,) float64 copy of the default joint angles (``None``: zeros)."""
+    if default_angles is None:
+        return DEFAULT_ANGLES
+    angles = np.asarray(default_angles, dtype=np.float64)
+    if angles.shape != (NUM_DOF,) or not np.all(np.isfinite(angles)):
+        raise ValueError(
+            f"default_angles: expected {NUM_DOF} finite values, got shape {angles.shape}"
+        )
+    angles = angles.copy()
+    angles.setflags(write=False)
+    return angles
+
+
 @dataclass(frozen=True)
 class NoiseConfig:
     """Additive observation noise ``U(-1, 1) * level * scale`` (actor observations only).

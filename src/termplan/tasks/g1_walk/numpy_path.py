@@ -3,7 +3,7 @@
 One vectorised pass per active term (terms with scale 0 are skipped), then termination and
 the observation copies, all into buffers allocated at construction (``out=`` everywhere), so
 a steady-state call allocates nothing that grows with N. The reward and termination rules,
-including NaN handling, are documented in :mod:`termplan.tasks.g1_walk.common`.
+including NaN handling, are documented in :mod:`termplan.tasks.g1_walk`.
 """
 
 from __future__ import annotations
@@ -12,57 +12,54 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from termplan.arrays import check_count
-from termplan.tasks.base import StepOutputs, check_config, is_log_step
+from termplan.tasks.base import StepOutputs, TaskPath, allocate_outputs, is_log_step, log_key
 from termplan.tasks.g1_walk.batch import G1Batch, validate
-from termplan.tasks.g1_walk.common import (
-    TASK,
-    active_slots,
-    allocate_outputs,
+from termplan.tasks.g1_walk.config import (
+    ACTOR_DIM,
+    CRITIC_DIM,
+    CTRL_DT,
+    TERM_FORMULA,
+    NoiseConfig,
     check_default_angles,
-    log_key,
 )
-from termplan.tasks.g1_walk.config import CTRL_DT, TERM_FORMULA, NoiseConfig
 from termplan.tasks.g1_walk.layout import ACTOR_LAYOUT, CRITIC_LAYOUT, ObsSlot
 from termplan.tasks.g1_walk.numpy_terms import GAIT_FORMULAS, NumpyTerms
-from termplan.tasks.g1_walk.profiles import Profile, resolve_profile
-from termplan.threads import check_num_threads
+from termplan.tasks.g1_walk.profiles import Profile
+from termplan.tasks.g1_walk.task import TASK
 
 _Term = tuple[str, float, Callable[[G1Batch], np.ndarray]]
 #: One observation copy: source getter, noise field (or None), output view, multiplier.
 _Copy = tuple[Callable[[G1Batch], np.ndarray], str | None, np.ndarray, float]
 
 
-class NumpyG1Walk:
+class NumpyG1Walk(TaskPath):
     """G1 walk hot slice in vectorised NumPy (see the module docstring)."""
 
-    task = TASK
+    spec = TASK
     path = "numpy"
+    config: Profile
+    noise: NoiseConfig
 
     def __init__(
         self,
         profile: str | Profile,
         num_envs: int,
-        num_threads: int | None = None,
+        num_threads: int | None = None,  # checked, unused: NumPy runs single-threaded
         noise: NoiseConfig | None = None,
         *,
         scales: Mapping[str, float] | None = None,
         default_angles: np.ndarray | None = None,
     ) -> None:
-        self.config = resolve_profile(profile, scales)
-        self.profile = self.config.name
-        self.num_envs = check_count("num_envs", num_envs)
-        self.num_threads = check_num_threads(num_threads)  # unused: NumPy runs single-threaded
-        self.noise = check_config("noise", noise, NoiseConfig)
+        self._setup(profile, num_envs, num_threads, noise, scales=scales)
         self._terms_impl = NumpyTerms(
             self.num_envs, self.config.reward, check_default_angles(default_angles)
         )
         self._terms: list[_Term] = [
             (log_key(name), scale, self._terms_impl.formula(TERM_FORMULA[name]))
-            for _, name, scale in active_slots(self.config)
+            for _, name, scale in self.config.active_slots()
         ]
         self._gait = any(TERM_FORMULA[name] in GAIT_FORMULAS for name in self.config.active_terms)
-        self._outputs = allocate_outputs(self.num_envs)
+        self._outputs = allocate_outputs(self.num_envs, ACTOR_DIM, CRITIC_DIM)
         self._sum = np.empty(self.num_envs, dtype=np.float64)
         self._weighted = np.empty(self.num_envs, dtype=np.float64)
         self._tilt = np.empty(self.num_envs, dtype=np.float64)

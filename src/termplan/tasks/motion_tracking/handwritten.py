@@ -20,10 +20,9 @@ import numba
 import numpy as np
 from numba import prange
 
-from termplan.arrays import check_count
 from termplan.intrinsics import fast_exp, weigh
 from termplan.kernel_options import INLINE_OPTIONS, PARALLEL_OPTIONS
-from termplan.tasks.base import StepOutputs, check_config, is_log_step
+from termplan.tasks.base import StepOutputs, TaskPath, is_log_step
 from termplan.tasks.motion_tracking.batch import MotionBatch, validate
 from termplan.tasks.motion_tracking.config import (
     ACTOR_DIM,
@@ -40,8 +39,6 @@ from termplan.tasks.motion_tracking.config import (
     TERM_ORDER,
     UNDESIRED_INDICES,
     NoiseConfig,
-    Profile,
-    resolve_profile,
 )
 from termplan.tasks.motion_tracking.geometry import (
     Mat3,
@@ -51,7 +48,9 @@ from termplan.tasks.motion_tracking.geometry import (
     quat_to_matrix_s,
     rot6d_s,
 )
-from termplan.threads import check_num_threads, masked, max_threads
+from termplan.tasks.motion_tracking.profiles import Profile
+from termplan.tasks.motion_tracking.task import TASK
+from termplan.threads import masked, max_threads
 
 B, J, A = NUM_BODIES, NUM_DOF, ANCHOR
 Arr = np.ndarray
@@ -359,11 +358,13 @@ def _aligned_zeros(rows: int, cols: int) -> np.ndarray:
     return raw[skip : skip + rows * cols].reshape(rows, cols)
 
 
-class HandwrittenMotionTracking:
+class HandwrittenMotionTracking(TaskPath):
     """The hand-written prange kernel for one profile and N envs; outputs allocated once."""
 
-    task = "motion_tracking"
+    spec = TASK
     path = "handwritten"
+    config: Profile
+    noise: NoiseConfig
 
     def __init__(
         self,
@@ -372,11 +373,8 @@ class HandwrittenMotionTracking:
         num_threads: int | None = None,
         noise: NoiseConfig | None = None,
     ) -> None:
-        num_envs = check_count("num_envs", num_envs)
-        self.num_threads = check_num_threads(num_threads)
-        prof = resolve_profile(profile)
-        self._profile, self.profile, self.num_envs = prof, prof.name, num_envs
-        self.noise = check_config("noise", noise, NoiseConfig)
+        self._setup(profile, num_envs, num_threads, noise)
+        prof, num_envs = self.config, self.num_envs
         self._scale = prof.scale_vector()
         self._inv_var = prof.inv_var_vector()
         self._active = [(k, TERM_ORDER[k]) for k in range(N_TERMS) if self._scale[k] != 0.0]

@@ -49,8 +49,8 @@ from termplan.tasks.motion_tracking.config import (
     NUM_DOF,
     TERM_ORDER,
     UNDESIRED_INDICES,
-    Profile,
 )
+from termplan.tasks.motion_tracking.profiles import Profile
 
 A, B, J = ANCHOR, NUM_BODIES, NUM_DOF
 F32 = "float32"
