@@ -110,8 +110,10 @@ class TaskSpec:
 
     A task package ``termplan.tasks.<name>`` has the same modules as every other: ``task``
     (this spec), ``config``, ``profiles``, ``batch``, ``terms`` (by kind) and one module per
-    path (``numpy_path``, ``handwritten``, ``assembled``) whose class is named
-    ``<Path><class_stem>``, e.g. ``NumpyG1Walk``.
+    path (``numpy_path``, ``handwritten`` with its kernel in ``handwritten_kernel``,
+    ``assembled``) whose class is named ``<Path><class_stem>``, e.g. ``NumpyG1Walk``. Helpers
+    only one task needs sit beside them (``motion_tracking/geometry.py``). Adding a task is
+    copying a package, declaring its spec and listing its name in ``tasks.TASKS``.
 
     Attributes
     ----------

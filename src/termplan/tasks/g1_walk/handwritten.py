@@ -18,12 +18,15 @@ from termplan.tasks.base import StepOutputs, TaskPath, allocate_outputs, is_log_
 from termplan.tasks.g1_walk.batch import G1Batch, validate
 from termplan.tasks.g1_walk.config import (
     ACTOR_DIM,
+    ACTOR_LAYOUT,
     CRITIC_DIM,
+    CRITIC_LAYOUT,
     CTRL_DT,
     POSE_WEIGHTS,
     TERM_ORDER,
     UPPER_BODY_POSE_WEIGHTS,
     NoiseConfig,
+    ObsSlot,
     check_default_angles,
 )
 from termplan.tasks.g1_walk.handwritten_kernel import (
@@ -33,7 +36,6 @@ from termplan.tasks.g1_walk.handwritten_kernel import (
     TILE,
     g1_walk_kernel,
 )
-from termplan.tasks.g1_walk.layout import ACTOR_LAYOUT, CRITIC_LAYOUT, ObsSlot
 from termplan.tasks.g1_walk.profiles import Profile
 from termplan.tasks.g1_walk.task import TASK
 from termplan.threads import masked, max_threads
