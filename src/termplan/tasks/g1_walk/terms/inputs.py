@@ -59,10 +59,5 @@ def inputs_of(*names: str) -> tuple[InputSpec, ...]:
 
 
 def as_f64(x: np.ndarray) -> np.ndarray:
-    """``x`` widened to float64 (how every NumPy formula reads float32 state)."""
+    """``x`` widened to float64 (how the termination's NumPy twin reads float32 state)."""
     return np.asarray(x, np.float64)
-
-
-def max_nan(a: np.ndarray, b: float) -> np.ndarray:
-    """``max(a, b)`` that propagates NaN (``np.maximum``), as the kernels do."""
-    return np.maximum(a, b)
