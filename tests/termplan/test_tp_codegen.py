@@ -46,6 +46,29 @@ def test_golden_source(mode: ScaleMode) -> None:
     _check_golden(f"toy_{mode.value}.py.txt", generate_source(tp_toy.make_plan(), mode).text)
 
 
+@pytest.mark.parametrize("mode", list(ScaleMode))
+@pytest.mark.parametrize("task", ["g1_walk", "motion_tracking"])
+def test_golden_task_source(task: str, mode: ScaleMode) -> None:
+    """Each task's sac_default kernels (noise off) are byte-for-byte the reviewed golden
+    text: a refactoring of a task's terms must not change what it generates."""
+    _check_golden(f"{task}_sac_default_{mode.value}.py.txt", _task_source(task, mode))
+
+
+def _task_source(task: str, mode: ScaleMode) -> str:
+    """The generated kernel module of ``task``'s sac_default profile, noise off."""
+    if task == "g1_walk":
+        from termplan.tasks.g1_walk.profiles import resolve_profile as g1_profile
+        from termplan.tasks.g1_walk.terms import build_plan as g1_plan
+
+        plan = g1_plan(g1_profile("sac_default"), False)
+    else:
+        from termplan.tasks.motion_tracking.profiles import resolve_profile as motion_profile
+        from termplan.tasks.motion_tracking.terms import build_plan as motion_plan
+
+        plan = motion_plan(motion_profile("sac_default"), False)
+    return generate_source(plan, mode).text
+
+
 def test_generation_is_pure() -> None:
     """Equal plans give equal text (the text is the cache key)."""
     assert generate_source(tp_toy.make_plan()).text == generate_source(tp_toy.make_plan()).text

@@ -11,7 +11,7 @@ from termplan import intrinsics
 from termplan.codegen import generate_source
 from termplan.intrinsics import f64_from_bits, fast_exp, lane_exp, lane_index
 from termplan.kernel_options import SERIAL_OPTIONS
-from termplan.tasks.g1_walk.common import check_default_angles
+from termplan.tasks.g1_walk.config import check_default_angles
 from termplan.tasks.g1_walk.profiles import resolve_profile
 from termplan.tasks.g1_walk.terms import build_plan
 

@@ -8,10 +8,10 @@ import tp_toy
 
 from termplan.lanes import lane_line, lane_split
 from termplan.spec import fragment
-from termplan.tasks.g1_walk.common import check_default_angles
+from termplan.tasks.g1_walk.config import check_default_angles
 from termplan.tasks.g1_walk.profiles import resolve_profile
 from termplan.tasks.g1_walk.terms import build_plan as g1_plan
-from termplan.tasks.motion_tracking.config import resolve_profile as motion_profile
+from termplan.tasks.motion_tracking.profiles import resolve_profile as motion_profile
 from termplan.tasks.motion_tracking.terms import build_plan as motion_plan
 
 

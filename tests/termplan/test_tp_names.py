@@ -20,10 +20,10 @@ from termplan.names import (
 )
 from termplan.plan import ResolvedPlan, resolve_plan, variable_stem
 from termplan.spec import TermCode, TermConfig, TermDefinition, TermKind, fragment
-from termplan.tasks.g1_walk.common import check_default_angles
+from termplan.tasks.g1_walk.config import check_default_angles
 from termplan.tasks.g1_walk.profiles import resolve_profile
 from termplan.tasks.g1_walk.terms import build_plan as g1_plan
-from termplan.tasks.motion_tracking.config import resolve_profile as motion_profile
+from termplan.tasks.motion_tracking.profiles import resolve_profile as motion_profile
 from termplan.tasks.motion_tracking.terms import build_plan as motion_plan
 
 

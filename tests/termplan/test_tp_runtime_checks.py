@@ -1,9 +1,8 @@
 """Runtime input checks a reviewer found bypassed: in-place layout changes behind the bind
-shortcut, ``num_threads`` on the NumPy backend, and calibration tables in any order."""
+shortcut and ``num_threads`` on the NumPy backend (calibration tables: test_tp_threads)."""
 
 from __future__ import annotations
 
-import itertools
 import warnings
 from collections.abc import Callable
 from dataclasses import replace
@@ -15,9 +14,9 @@ import tp_toy
 from termplan.codegen import ScaleMode
 from termplan.errors import TermPlanError
 from termplan.plan import PlanNumpyRuntime, resolve_plan
-from termplan.runtime import Calibration, FusedRuntime, choose_threads, make_runtime
+from termplan.runtime import FusedRuntime, make_runtime
 from termplan.tasks.g1_walk.profiles import Profile
-from termplan.tasks.motion_tracking.config import resolve_profile
+from termplan.tasks.motion_tracking.profiles import resolve_profile
 from termplan.threads import max_threads
 
 N = 8
@@ -89,37 +88,6 @@ def test_make_runtime_numpy_backend_accepts_valid_num_threads() -> None:
     for threads in (None, 1, np.int64(max_threads())):
         runtime = make_runtime(tp_toy.make_plan(), 4, "numpy", num_threads=threads)  # type: ignore[arg-type]
         assert isinstance(runtime, PlanNumpyRuntime)
-
-
-#: Measured-looking rows (not affine in n, so which neighbours are interpolated matters).
-ROWS = (
-    (64, ((1, 4e-6), (2, 10e-6))),
-    (1024, ((1, 60e-6), (2, 62e-6))),
-    (2048, ((1, 120e-6), (2, 130e-6))),
-    (16384, ((1, 1e-3), (2, 0.5e-3))),
-)
-SIZES = (10, 100, 1100, 3000, 20000)
-
-
-def test_calibration_order_does_not_change_the_choice() -> None:
-    """Every order of sizes (and of T within a size) stores the same ascending table and
-    picks the same T; n=1100 is serial (reversed, it picked T=2 before sizes were sorted)."""
-    ascending = Calibration(ROWS, "measured")
-    assert [choose_threads(n, ascending) for n in SIZES] == [1, 1, 1, 2, 2]
-    for order in itertools.permutations(ROWS):
-        flipped = tuple((n, row[::-1]) for n, row in order)
-        for table in (order, flipped):
-            cal = Calibration(table, "measured")
-            assert cal == ascending
-            assert [choose_threads(n, cal) for n in SIZES] == [1, 1, 1, 2, 2]
-
-
-def test_calibration_refuses_repeated_sizes_and_thread_counts() -> None:
-    """A size, or a T within one size, given twice is a ValueError naming it."""
-    with pytest.raises(ValueError, match="size 1024 given more than once"):
-        Calibration((*ROWS, (1024, ((1, 1e-6), (2, 1e-6)))), "measured")
-    with pytest.raises(ValueError, match="T=2 given more than once at n=64"):
-        Calibration(((64, ((2, 1e-6), (1, 1e-6), (2, 3e-6))),), "measured")
 
 
 def test_caller_checks_binds_the_same_objects_by_identity() -> None:

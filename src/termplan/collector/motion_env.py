@@ -16,20 +16,21 @@ from __future__ import annotations
 import numpy as np
 
 from termplan import tasks
+from termplan.collector.motion_store import (
+    FRAME_KEYS,
+    MotionStore,
+    check_clip,
+)
 from termplan.collector.row_refresh import RowRefresher
 from termplan.collector.sim_env import Rows, SimEnv, shift_actions
 from termplan.sim.g1_spec import DEFAULT_ANGLES, TRACKED_BODIES, sensor_slices
 from termplan.sim.model import load_g1
 from termplan.sim.physics import BatchedPhysics
 from termplan.sim.reference import ReferenceClip, procedural_clip
-from termplan.tasks.motion_tracking.config import ACTOR_DIM, NUM_DOF, resolve_profile
+from termplan.tasks.motion_tracking.config import ACTOR_DIM, NUM_DOF
 from termplan.tasks.motion_tracking.config import BODY_NAMES as TASK_BODIES
 from termplan.tasks.motion_tracking.config import DEFAULT_ANGLES as TASK_DEFAULT_ANGLES
-from termplan.tasks.motion_tracking.motion_store import (
-    FRAME_KEYS,
-    MotionStore,
-    check_clip,
-)
+from termplan.tasks.motion_tracking.profiles import resolve_profile
 
 EPISODE_LENGTH = 500
 CLIP_FRAMES = 1000

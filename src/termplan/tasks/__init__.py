@@ -1,11 +1,13 @@
 """Task registry: look tasks up by name and build a hot slice for a path.
 
-Every task package (``termplan.tasks.<name>``) exports:
+Every task package (``termplan.tasks.<name>``) has the same modules (see
+:class:`~termplan.tasks.base.TaskSpec`) and exports, from its declared ``TASK`` spec:
 
-* ``PROFILES``: the scale profile names it supports;
+* ``TASK``: the :class:`~termplan.tasks.base.TaskSpec`;
+* ``PROFILES``: the benchmark profile names, a tuple in report order;
 * ``PATHS``: the path names it implements (a subset of :data:`base.PATHS`);
 * ``make_batch(num_envs, seed=0, profile=None)``: the deterministic synthetic batch;
-* ``build(profile, num_envs, path, **options) -> HotSlice``.
+* ``build(profile, num_envs, path, **options) -> HotSlice`` and ``profile_names()``.
 """
 
 from __future__ import annotations

@@ -2,17 +2,27 @@
 
 Paths: ``numpy`` (reference), ``handwritten`` (one task-specific Numba kernel) and, when its
 module is present, ``assembled`` (the term-plan kernel). All share the batch
-(:func:`make_batch`), the profiles (:data:`PROFILES`) and the semantics documented in
-:mod:`termplan.tasks.g1_walk.common`.
+(:func:`make_batch`), the profiles (:data:`PROFILES`) and these semantics (the parity tests
+check them):
+
+* reward ``= CTRL_DT * sum_k scale_k * term_k`` over the terms with a non-zero scale; a term
+  with scale 0 contributes exactly 0 even where its value is NaN or inf;
+* ``reward/<name>`` logs (mean over envs of ``scale * term``, without ``CTRL_DT``) only on
+  logging steps and only for non-zero scales, in ``config.TERM_ORDER`` order;
+* termination ``not (clip(g_z, -1, 1) >= cos(max_tilt_rad)) or not (h >= min_base_height)``
+  (the tilt test ``acos(g_z) <= max_tilt_rad`` against one float64 literal,
+  :func:`~termplan.tasks.g1_walk.config.min_upright_gz`), computed in float64: a NaN gravity
+  z or base height terminates the row;
+* NaN anywhere else propagates through the formulas as computed (the reward and observations
+  of that row become NaN where a NaN input reaches them). ``min``/``max`` propagate NaN like
+  ``np.minimum``/``np.maximum``; comparisons with NaN are false.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from functools import partial
 from typing import Any
 
-from termplan.tasks.base import HotSlice, available_paths, build_path
+from termplan.tasks.base import HotSlice
 from termplan.tasks.g1_walk.batch import G1Batch, draw_noise, make_batch, validate
 from termplan.tasks.g1_walk.config import NoiseConfig, RewardConfig
 from termplan.tasks.g1_walk.handwritten import HandwrittenG1Walk
@@ -24,17 +34,16 @@ from termplan.tasks.g1_walk.profiles import (
     get_profile,
     resolve_profile,
 )
-
-ASSEMBLED_MODULE = "termplan.tasks.g1_walk.assembled"
-
+from termplan.tasks.g1_walk.task import TASK
 
 #: Paths this task implements ("assembled" only once its module exists).
-PATHS: tuple[str, ...] = available_paths(ASSEMBLED_MODULE)
+PATHS: tuple[str, ...] = TASK.paths
 
 __all__ = [
     "OWNER_VARIANTS",
     "PATHS",
     "PROFILES",
+    "TASK",
     "G1Batch",
     "HandwrittenG1Walk",
     "NoiseConfig",
@@ -45,17 +54,10 @@ __all__ = [
     "draw_noise",
     "get_profile",
     "make_batch",
+    "profile_names",
     "resolve_profile",
     "validate",
 ]
-
-
-_CLASSES = {
-    "numpy": "termplan.tasks.g1_walk.numpy_path:NumpyG1Walk",
-    "handwritten": "termplan.tasks.g1_walk.handwritten:HandwrittenG1Walk",
-    "assembled": f"{ASSEMBLED_MODULE}:AssembledG1Walk",
-}
-_PATH_CLASSES = {p: _CLASSES[p] for p in PATHS}
 
 
 def build(
@@ -73,11 +75,9 @@ def build(
     ``TermPlanError``) and ``default_angles`` ((29,) floats); a path class may accept more
     keywords. Unknown paths, profiles and options are ValueErrors.
     """
-    scales: Mapping[str, float] | None = options.pop("scales", None)
-    resolved = partial(resolve_profile, profile, scales)
-    return build_path("g1_walk", _PATH_CLASSES, path, resolved, num_envs, num_threads, options)
+    return TASK.build(profile, num_envs, path, num_threads, **options)
 
 
 def profile_names() -> tuple[str, ...]:
     """Every name :func:`build` accepts: benchmark profiles first, then owner variants."""
-    return (*PROFILES, *OWNER_VARIANTS)
+    return TASK.profile_names()

@@ -13,19 +13,13 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from termplan.arrays import check_count
 from termplan.codegen import ScaleMode
-from termplan.runtime import Calibration
-from termplan.tasks.base import check_config
-from termplan.tasks.g1_walk.batch import validate
-from termplan.tasks.g1_walk.common import (
-    TASK,
-    check_default_angles,
-)
-from termplan.tasks.g1_walk.config import NoiseConfig
-from termplan.tasks.g1_walk.profiles import Profile, resolve_profile
+from termplan.tasks.g1_walk.config import NoiseConfig, check_default_angles
+from termplan.tasks.g1_walk.profiles import Profile
+from termplan.tasks.g1_walk.task import TASK
 from termplan.tasks.g1_walk.terms import build_plan
 from termplan.tasks.plan_path import PlanHotSlice
+from termplan.threads import Calibration
 
 
 class AssembledG1Walk(PlanHotSlice):
@@ -37,8 +31,9 @@ class AssembledG1Walk(PlanHotSlice):
     (accumulate bind / execute / log seconds in ``runtime.times``).
     """
 
-    task = TASK
-    validate_batch = staticmethod(validate)
+    spec = TASK
+    config: Profile
+    noise: NoiseConfig
 
     def __init__(
         self,
@@ -54,10 +49,7 @@ class AssembledG1Walk(PlanHotSlice):
         calibration: Calibration | None = None,
         timing: bool = False,
     ) -> None:
-        self.config = resolve_profile(profile, scales)
-        self.profile = self.config.name
-        self.num_envs = check_count("num_envs", num_envs)
-        self.noise = check_config("noise", noise, NoiseConfig)
+        self._setup(profile, num_envs, num_threads, noise, scales=scales)
         angles = check_default_angles(default_angles)
         plan = build_plan(self.config, self.noise.enabled, angles)
         self._attach(plan, self.num_envs, backend, scale_mode, num_threads, calibration, timing)

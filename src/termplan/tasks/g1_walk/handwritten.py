@@ -4,7 +4,7 @@ beat).
 :class:`HandwrittenG1Walk` owns its outputs and log scratch (allocated once at construction),
 validates the batch, masks Numba's pool to its thread count and runs
 :func:`~termplan.tasks.g1_walk.handwritten_kernel.g1_walk_kernel` once per call. Reward,
-termination and NaN rules are those of :mod:`termplan.tasks.g1_walk.common`; the kernel
+termination and NaN rules are those of :mod:`termplan.tasks.g1_walk`; the kernel
 computes all 22 terms and weighs them by the profile's (22,) scale vector.
 """
 
@@ -14,22 +14,20 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from termplan.arrays import check_count
-from termplan.tasks.base import StepOutputs, check_config, is_log_step
+from termplan.tasks.base import StepOutputs, TaskPath, allocate_outputs, is_log_step, log_key
 from termplan.tasks.g1_walk.batch import G1Batch, validate
-from termplan.tasks.g1_walk.common import (
-    TASK,
-    active_slots,
-    allocate_outputs,
-    check_default_angles,
-    log_key,
-)
 from termplan.tasks.g1_walk.config import (
+    ACTOR_DIM,
+    ACTOR_LAYOUT,
+    CRITIC_DIM,
+    CRITIC_LAYOUT,
     CTRL_DT,
     POSE_WEIGHTS,
     TERM_ORDER,
     UPPER_BODY_POSE_WEIGHTS,
     NoiseConfig,
+    ObsSlot,
+    check_default_angles,
 )
 from termplan.tasks.g1_walk.handwritten_kernel import (
     KERNEL_OFFSETS,
@@ -38,9 +36,9 @@ from termplan.tasks.g1_walk.handwritten_kernel import (
     TILE,
     g1_walk_kernel,
 )
-from termplan.tasks.g1_walk.layout import ACTOR_LAYOUT, CRITIC_LAYOUT, ObsSlot
-from termplan.tasks.g1_walk.profiles import Profile, resolve_profile
-from termplan.threads import check_num_threads, masked, max_threads
+from termplan.tasks.g1_walk.profiles import Profile
+from termplan.tasks.g1_walk.task import TASK
+from termplan.threads import masked, max_threads
 
 #: Multipliers the kernel hard-codes: gravity is negated, the rest copied unscaled.
 _FIXED_MULTIPLIERS = {
@@ -81,11 +79,13 @@ def _multiplier(layout: tuple[ObsSlot, ...], key: str, walk: bool) -> float:
     return next(s.multiplier(walk) for s in layout if _slot_key(s) == key)
 
 
-class HandwrittenG1Walk:
+class HandwrittenG1Walk(TaskPath):
     """G1 walk hot slice as one hand-written ``prange`` kernel (see the module docstring)."""
 
-    task = TASK
+    spec = TASK
     path = "handwritten"
+    config: Profile
+    noise: NoiseConfig
 
     def __init__(
         self,
@@ -97,13 +97,9 @@ class HandwrittenG1Walk:
         scales: Mapping[str, float] | None = None,
         default_angles: np.ndarray | None = None,
     ) -> None:
-        self.config = resolve_profile(profile, scales)
-        self.profile = self.config.name
-        self.num_envs = check_count("num_envs", num_envs)
-        self.num_threads = check_num_threads(num_threads)
-        self.noise = check_config("noise", noise, NoiseConfig)
+        self._setup(profile, num_envs, num_threads, noise, scales=scales)
         self._scale = self.config.scale_vector()
-        self._active = active_slots(self.config)
+        self._active = self.config.active_slots()
         self._weights = (
             np.array(check_default_angles(default_angles), dtype=np.float64),
             np.array(POSE_WEIGHTS, dtype=np.float64),
@@ -112,7 +108,7 @@ class HandwrittenG1Walk:
         self._scalars = self._kernel_scalars()
         self._log = np.zeros((max_threads(), LOG_STRIDE), dtype=np.float64)
         self._tiles = np.zeros((max_threads(), SCRATCH_ROWS, TILE), dtype=np.float64)
-        self._outputs = allocate_outputs(self.num_envs)
+        self._outputs = allocate_outputs(self.num_envs, ACTOR_DIM, CRITIC_DIM)
 
     def _kernel_scalars(self) -> tuple[float, ...]:
         """Reward parameters then obs multipliers, in the kernel's argument order."""

@@ -25,10 +25,10 @@ The pass runs over tiles of :data:`TILE` envs, in two loops per tile:
 A term whose scale is 0 contributes exactly 0 (a select, not a multiply), so a NaN in an
 input of an inactive term cannot poison the reward: the NumPy path skips such terms and
 both must agree. Termination is evaluated in float64 with NaN counting as "terminate"
-(see :mod:`termplan.tasks.g1_walk.common`).
+(see :mod:`termplan.tasks.g1_walk`).
 
 The observation offsets below are literals on purpose (that is the hand-written style);
-:mod:`termplan.tasks.g1_walk.handwritten` checks at import that they match ``layout``.
+:mod:`termplan.tasks.g1_walk.handwritten` checks at import that they match ``config``'s layout.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ SCRATCH_ROWS = 3
 #: Slots of the reward term list (``config.TERM_ORDER``).
 NUM_TERMS = 22
 _ZEROS = (0.0,) * NUM_TERMS
-#: Literal observation offsets used by the kernel (checked against ``layout`` at import).
+#: Literal observation offsets used by the kernel (checked against ``config``'s layout at import).
 KERNEL_OFFSETS = {
     "gyro": 0,
     "gravity": 3,

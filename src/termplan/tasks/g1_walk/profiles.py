@@ -78,6 +78,14 @@ class Profile:
         """Names with a non-zero scale, in :data:`TERM_ORDER` order."""
         return tuple(t for t in TERM_ORDER if self.scales.get(t, 0.0) != 0.0)
 
+    def active_slots(self) -> tuple[tuple[int, str, float], ...]:
+        """``(slot, name, scale)`` of every non-zero-scale term, in :data:`TERM_ORDER` order."""
+        return tuple(
+            (k, name, self.scales[name])
+            for k, name in enumerate(TERM_ORDER)
+            if self.scales.get(name, 0.0) != 0.0
+        )
+
     def scale_vector(self) -> np.ndarray:
         """Scales in :data:`TERM_ORDER` slots, (22,) float64 (unknown zero-scale names drop)."""
         vector = np.zeros(len(TERM_ORDER), dtype=np.float64)

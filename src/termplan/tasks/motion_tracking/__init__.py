@@ -8,41 +8,29 @@ kernel). All take ``(profile, num_envs, num_threads=None, noise=None)`` and retu
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
-from termplan.tasks.base import HotSlice, available_paths, build_path
+from termplan.tasks.base import HotSlice
 from termplan.tasks.motion_tracking.batch import MotionBatch, draw_noise, make_batch, validate
-from termplan.tasks.motion_tracking.config import (
+from termplan.tasks.motion_tracking.config import NoiseConfig
+from termplan.tasks.motion_tracking.handwritten import HandwrittenMotionTracking
+from termplan.tasks.motion_tracking.numpy_path import NumpyMotionTracking
+from termplan.tasks.motion_tracking.profiles import (
     OWNER_VARIANTS,
-    NoiseConfig,
+    PROFILES,
     Profile,
     resolve_profile,
 )
-from termplan.tasks.motion_tracking.config import PROFILES as _PROFILE_TABLE
-from termplan.tasks.motion_tracking.handwritten import HandwrittenMotionTracking
-from termplan.tasks.motion_tracking.numpy_path import NumpyMotionTracking
-
-_ASSEMBLED_MODULE = "termplan.tasks.motion_tracking.assembled"
-
-#: Benchmark profile names.
-PROFILES: tuple[str, ...] = tuple(_PROFILE_TABLE)
-
-
-_CLASSES = {
-    "numpy": "termplan.tasks.motion_tracking.numpy_path:NumpyMotionTracking",
-    "handwritten": "termplan.tasks.motion_tracking.handwritten:HandwrittenMotionTracking",
-    "assembled": f"{_ASSEMBLED_MODULE}:AssembledMotionTracking",
-}
+from termplan.tasks.motion_tracking.task import TASK
 
 #: Paths this task implements ("assembled" only when its module is present).
-PATHS: tuple[str, ...] = available_paths(_ASSEMBLED_MODULE)
-_PATH_CLASSES = {p: _CLASSES[p] for p in PATHS}
+PATHS: tuple[str, ...] = TASK.paths
 
 __all__ = [
     "OWNER_VARIANTS",
     "PATHS",
     "PROFILES",
+    "TASK",
     "HandwrittenMotionTracking",
     "MotionBatch",
     "NoiseConfig",
@@ -51,6 +39,8 @@ __all__ = [
     "build",
     "draw_noise",
     "make_batch",
+    "profile_names",
+    "resolve_profile",
     "validate",
 ]
 
@@ -74,6 +64,9 @@ def build(
     termplan.errors.TermPlanError
         For an unknown reward term with a non-zero scale.
     """
-    resolved = partial(resolve_profile, profile)
-    task = "motion_tracking"
-    return build_path(task, _PATH_CLASSES, path, resolved, num_envs, num_threads, options)
+    return TASK.build(profile, num_envs, path, num_threads, **options)
+
+
+def profile_names() -> tuple[str, ...]:
+    """Every name :func:`build` accepts: benchmark profiles first, then owner variants."""
+    return TASK.profile_names()

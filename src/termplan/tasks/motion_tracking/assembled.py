@@ -8,14 +8,13 @@ an active term or observation reads. ``backend="numpy"`` runs the same plan in N
 
 from __future__ import annotations
 
-from termplan.arrays import check_count
 from termplan.codegen import ScaleMode
-from termplan.runtime import Calibration
-from termplan.tasks.base import check_config
-from termplan.tasks.motion_tracking.batch import validate
-from termplan.tasks.motion_tracking.config import NoiseConfig, Profile, resolve_profile
+from termplan.tasks.motion_tracking.config import NoiseConfig
+from termplan.tasks.motion_tracking.profiles import Profile
+from termplan.tasks.motion_tracking.task import TASK
 from termplan.tasks.motion_tracking.terms import build_plan
 from termplan.tasks.plan_path import PlanHotSlice
+from termplan.threads import Calibration
 
 
 class AssembledMotionTracking(PlanHotSlice):
@@ -26,8 +25,9 @@ class AssembledMotionTracking(PlanHotSlice):
     ``timing`` (bind / execute / log seconds in ``runtime.times``).
     """
 
-    task = "motion_tracking"
-    validate_batch = staticmethod(validate)
+    spec = TASK
+    config: Profile
+    noise: NoiseConfig
 
     def __init__(
         self,
@@ -41,10 +41,6 @@ class AssembledMotionTracking(PlanHotSlice):
         calibration: Calibration | None = None,
         timing: bool = False,
     ) -> None:
-        num_envs = check_count("num_envs", num_envs)
-        self._profile = resolve_profile(profile)
-        self.profile = self._profile.name
-        self.num_envs = num_envs
-        self.noise = check_config("noise", noise, NoiseConfig)
-        plan = build_plan(self._profile, self.noise.active)
-        self._attach(plan, num_envs, backend, scale_mode, num_threads, calibration, timing)
+        self._setup(profile, num_envs, num_threads, noise)
+        plan = build_plan(self.config, self.noise.active)
+        self._attach(plan, self.num_envs, backend, scale_mode, num_threads, calibration, timing)

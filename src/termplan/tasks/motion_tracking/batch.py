@@ -20,9 +20,8 @@ from termplan.tasks.motion_tracking.config import (
     NUM_DOF,
     UNDESIRED_INDICES,
     NoiseConfig,
-    Profile,
-    resolve_profile,
 )
+from termplan.tasks.motion_tracking.profiles import Profile, resolve_profile
 
 B, J = NUM_BODIES, NUM_DOF
 

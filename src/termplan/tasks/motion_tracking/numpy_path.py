@@ -23,8 +23,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from termplan.arrays import check_count
-from termplan.tasks.base import StepOutputs, check_config, is_log_step
+from termplan.tasks.base import StepOutputs, TaskPath, is_log_step
 from termplan.tasks.motion_tracking import geometry as geo
 from termplan.tasks.motion_tracking.batch import MotionBatch, validate
 from termplan.tasks.motion_tracking.config import (
@@ -42,10 +41,9 @@ from termplan.tasks.motion_tracking.config import (
     TERM_ORDER,
     UNDESIRED_INDICES,
     NoiseConfig,
-    Profile,
-    resolve_profile,
 )
-from termplan.threads import check_num_threads
+from termplan.tasks.motion_tracking.profiles import Profile
+from termplan.tasks.motion_tracking.task import TASK
 
 A, B, J = ANCHOR, NUM_BODIES, NUM_DOF
 F32 = np.float32
@@ -93,27 +91,25 @@ class _Scratch:
         self.flag = np.empty(n, np.bool_)
 
 
-class NumpyMotionTracking:
+class NumpyMotionTracking(TaskPath):
     """The vectorised NumPy hot slice for one profile and N envs (``num_threads`` unused)."""
 
-    task = "motion_tracking"
+    spec = TASK
     path = "numpy"
+    config: Profile
+    noise: NoiseConfig
 
     def __init__(
         self,
         profile: str | Profile,
         num_envs: int,
-        num_threads: int | None = None,
+        num_threads: int | None = None,  # checked, unused: NumPy runs single-threaded
         noise: NoiseConfig | None = None,
     ) -> None:
-        num_envs = check_count("num_envs", num_envs)
-        self._profile = resolve_profile(profile)
-        self.profile = self._profile.name
-        self.num_envs = num_envs
-        self.num_threads = check_num_threads(num_threads)  # unused: NumPy runs single-threaded
-        self.noise = check_config("noise", noise, NoiseConfig)
-        scales = self._profile.scale_vector()
-        self._inv_var = self._profile.inv_var_vector()
+        self._setup(profile, num_envs, num_threads, noise)
+        num_envs = self.num_envs
+        scales = self.config.scale_vector()
+        self._inv_var = self.config.inv_var_vector()
         self._active = [(k, TERM_ORDER[k], float(s)) for k, s in enumerate(scales) if s != 0.0]
         self._terms = self._term_table()
         self._ws = _Scratch(num_envs)
@@ -124,7 +120,7 @@ class NumpyMotionTracking:
             reward=np.zeros(num_envs, F32),
             terminated=np.zeros(num_envs, np.bool_),
             obs=np.zeros((num_envs, ACTOR_DIM), F32),
-            critic=np.zeros((num_envs, self._profile.critic_dim), F32),
+            critic=np.zeros((num_envs, self.config.critic_dim), F32),
         )
 
     def compute(self, batch: MotionBatch, step: int = 0) -> StepOutputs:
@@ -296,7 +292,7 @@ class NumpyMotionTracking:
         """Number of undesired bodies with ``z < threshold`` (compared in float64)."""
         ws = self._ws
         _take_z(b.robot_body_pos_w, UNDESIRED_INDICES, ws.und)
-        thr = np.float64(self._profile.thresholds.undesired_contact_z)
+        thr = np.float64(self.config.thresholds.undesired_contact_z)
         np.less(ws.und, thr, out=ws.und_flag)
         np.add.reduce(ws.und_flag, axis=1, dtype=F32, out=out)
 
@@ -304,11 +300,11 @@ class NumpyMotionTracking:
 
     def _terminate(self, b: MotionBatch) -> None:
         """Fail-closed termination: a row stays alive only if every test passes."""
-        ws, th, done = self._ws, self._profile.thresholds, self.outputs.terminated
+        ws, th, done = self._ws, self.config.thresholds, self.outputs.terminated
         np.subtract(b.body_pos_w[:, A, 2], b.robot_body_pos_w[:, A, 2], out=ws.n1)
         np.abs(ws.n1, out=ws.n1)
         np.less_equal(ws.n1, np.float64(th.anchor_pos_z), out=done)
-        if self._profile.check_anchor_ori and th.anchor_ori < 2.0:
+        if self.config.check_anchor_ori and th.anchor_ori < 2.0:
             self._gravity_z64(b.body_quat_w[:, A], ws.n64)
             self._gravity_z64(b.robot_body_quat_w[:, A], ws.n64b)
             np.subtract(ws.n64, ws.n64b, out=ws.n64)
@@ -322,7 +318,7 @@ class NumpyMotionTracking:
         np.less_equal(ws.ee1, np.float64(th.ee_body_pos_z), out=ws.ee_flag)
         np.logical_and.reduce(ws.ee_flag, axis=1, out=ws.flag)
         np.logical_and(done, ws.flag, out=done)
-        if self._profile.terminate_on_undesired_contacts:
+        if self.config.terminate_on_undesired_contacts:
             _take_z(b.robot_body_pos_w, UNDESIRED_INDICES, ws.und)
             np.greater_equal(ws.und, np.float64(th.undesired_contact_z), out=ws.und_flag)
             np.logical_and.reduce(ws.und_flag, axis=1, out=ws.flag)
@@ -369,5 +365,5 @@ class NumpyMotionTracking:
                 np.add(clean, noise, out=actor[:, o : o + width])
             else:
                 actor[:, o : o + width] = clean
-        if self._profile.critic_linvel_tail:
+        if self.config.critic_linvel_tail:
             self._critic_block("linvel_tail")[...] = b.linvel

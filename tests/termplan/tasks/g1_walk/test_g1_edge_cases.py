@@ -1,8 +1,9 @@
 """Edge inputs: exact gravity +-1, zero command, everything terminating, NaN in the state.
 
-The documented rules (``g1_walk.common``): NaN gravity z or base height terminates the row;
-other NaN propagates into that row's reward/obs where a formula reads it; a term with scale 0
-never contributes, even when its value would be NaN. Both paths must agree on all of it.
+The documented rules (the ``g1_walk`` package docstring): NaN gravity z or base height
+terminates the row; other NaN propagates into that row's reward/obs where a formula reads it;
+a term with scale 0 never contributes, even when its value would be NaN. Both paths must agree
+on all of it.
 """
 
 from __future__ import annotations

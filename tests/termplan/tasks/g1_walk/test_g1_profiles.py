@@ -7,7 +7,7 @@ import pytest
 
 from termplan.errors import TermPlanError
 from termplan.tasks import g1_walk
-from termplan.tasks.g1_walk import config, layout, profiles
+from termplan.tasks.g1_walk import config, profiles
 from termplan.tasks.g1_walk.handwritten import check_layout_matches_kernel
 
 
@@ -94,12 +94,12 @@ def test_reward_config_refuses_non_finite_and_zero_widths(
 
 
 def test_layout_tiles_and_matches_the_kernel() -> None:
-    assert sum(s.width for s in layout.ACTOR_LAYOUT) == config.ACTOR_DIM == 98
-    assert sum(s.width for s in layout.CRITIC_LAYOUT) == config.CRITIC_DIM == 101
-    noisy = {s.source: s.noise for s in layout.ACTOR_LAYOUT if s.noise}
+    assert sum(s.width for s in config.ACTOR_LAYOUT) == config.ACTOR_DIM == 98
+    assert sum(s.width for s in config.CRITIC_LAYOUT) == config.CRITIC_DIM == 101
+    noisy = {s.source: s.noise for s in config.ACTOR_LAYOUT if s.noise}
     assert noisy == {"gyro": "noise_gyro", "gravity": "noise_gravity",
                      "dof_pos_diff": "noise_dof_pos", "dof_vel": "noise_dof_vel"}  # fmt: skip
-    assert not any(s.noise for s in layout.CRITIC_LAYOUT)
-    linvel = layout.CRITIC_LAYOUT[-1]
+    assert not any(s.noise for s in config.CRITIC_LAYOUT)
+    linvel = config.CRITIC_LAYOUT[-1]
     assert (linvel.offset, linvel.multiplier(True), linvel.multiplier(False)) == (98, 2.0, 1.0)
     check_layout_matches_kernel()

@@ -11,15 +11,8 @@ import pytest
 from termplan import tasks
 from termplan.errors import TermPlanError
 from termplan.tasks import motion_tracking as mt
-from termplan.tasks.motion_tracking.config import (
-    ANCHOR,
-    EE_INDICES,
-    OWNER_VARIANTS,
-    PROFILES,
-    NoiseConfig,
-    Profile,
-    Thresholds,
-)
+from termplan.tasks.motion_tracking.config import ANCHOR, EE_INDICES, NoiseConfig, Thresholds
+from termplan.tasks.motion_tracking.profiles import OWNER_VARIANTS, PROFILE_DEFS, Profile
 
 PATHS = ["numpy", "handwritten"]
 
@@ -49,7 +42,7 @@ def test_unknown_path_and_profile_are_named() -> None:
 
 @pytest.mark.parametrize("path", PATHS)
 def test_unknown_option_is_named_with_the_accepted_ones(path: str) -> None:
-    """The shared builder (tasks.base.build_path): a typo is an error, never ignored."""
+    """The shared builder (tasks.base.TaskSpec.build): a typo is an error, never ignored."""
     with pytest.raises(ValueError, match=r"options \['nosie'\]: .*accepts noise"):
         mt.build("sac_default", 4, path, nosie=NoiseConfig())
 
@@ -129,7 +122,7 @@ def test_nan_policy(path: str) -> None:
 @pytest.mark.parametrize("path", PATHS)
 def test_nan_contact_height_terminates_only_with_contact_termination(path: str) -> None:
     strict = Profile(
-        "strict", PROFILES["sac_default"].scales, terminate_on_undesired_contacts=True
+        "strict", PROFILE_DEFS["sac_default"].scales, terminate_on_undesired_contacts=True
     )
     batch = mt.make_batch(64, seed=0)
     batch.robot_body_pos_w[:, :, 2] = 0.5  # nobody on the floor, EE consistent below
@@ -147,7 +140,7 @@ def test_steady_state_allocates_nothing_that_scales_with_n(path: str) -> None:
     import tracemalloc
 
     strict = Profile(
-        "strict", PROFILES["full_supported"].scales, terminate_on_undesired_contacts=True
+        "strict", PROFILE_DEFS["full_supported"].scales, terminate_on_undesired_contacts=True
     )
     peaks = []
     for n in (10_000, 20_000):
@@ -168,6 +161,6 @@ def test_thresholds_and_stds_are_checked_at_construction() -> None:
 
     with pytest.raises(ValueError, match="Thresholds.anchor_pos_z: expected a finite number"):
         Thresholds(anchor_pos_z=float("nan"))
-    sac = PROFILES["sac_default"]
+    sac = PROFILE_DEFS["sac_default"]
     with pytest.raises(ValueError, match="stds.motion_body_pos: expected a finite number > 0"):
         replace(sac, stds=MappingProxyType({**sac.stds, "motion_body_pos": 0.0}))

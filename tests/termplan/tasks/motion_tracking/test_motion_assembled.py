@@ -11,7 +11,7 @@ from termplan.tasks.base import StepOutputs
 from termplan.tasks.motion_tracking import make_batch
 from termplan.tasks.motion_tracking.assembled import AssembledMotionTracking
 from termplan.tasks.motion_tracking.batch import draw_noise
-from termplan.tasks.motion_tracking.config import OWNER_VARIANTS, PROFILES, SAC_OWNER_NOISE
+from termplan.tasks.motion_tracking.profiles import OWNER_VARIANTS, PROFILE_DEFS, SAC_OWNER_NOISE
 from termplan.tasks.motion_tracking.terms import build_plan
 
 
@@ -42,7 +42,7 @@ def _batch(num_envs: int, profile: str, seed: int) -> mt.MotionBatch:
     return batch
 
 
-@pytest.mark.parametrize("profile", list(PROFILES))
+@pytest.mark.parametrize("profile", list(PROFILE_DEFS))
 @pytest.mark.parametrize("mode", [m.value for m in ScaleMode])
 @pytest.mark.parametrize("num_envs", [1, 7, 512])
 def test_assembled_matches_reference_paths(profile: str, mode: str, num_envs: int) -> None:
@@ -56,7 +56,7 @@ def test_assembled_matches_reference_paths(profile: str, mode: str, num_envs: in
         assert bool(got.logs) == (step == 0)
 
 
-@pytest.mark.parametrize("profile", list(PROFILES))
+@pytest.mark.parametrize("profile", list(PROFILE_DEFS))
 def test_plan_numpy_backend_matches(profile: str) -> None:
     """The plan's NumPy fallback agrees with the task's independent NumPy path."""
     batch = _batch(64, profile, seed=2)
@@ -83,11 +83,11 @@ def test_noise_parity() -> None:
 
 def test_preamble_stays_in_registers_and_dead_terms_vanish() -> None:
     """No workspace arrays: the reference poses are locals; zero-scale joint terms are absent."""
-    text = generate_source(build_plan(PROFILES["sac_default"])).text
+    text = generate_source(build_plan(PROFILE_DEFS["sac_default"])).text
     assert "refx = " in text
     for absent in ("jpos_sum", "jvel_sum", "ee_sum", "np.empty", "np.zeros", "in_noise_"):
         assert absent not in text
-    full = generate_source(build_plan(PROFILES["full_supported"])).text
+    full = generate_source(build_plan(PROFILE_DEFS["full_supported"])).text
     assert "jpos_sum" in full
     assert "ee_sum" in full
 

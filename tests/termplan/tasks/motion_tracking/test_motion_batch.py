@@ -40,7 +40,7 @@ def test_about_two_percent_terminate_on_the_lifted_anchor() -> None:
 
 def test_pelvis_contact_only_when_profile_scores_contacts() -> None:
     assert mt.make_batch(100, seed=0).robot_body_pos_w[0, 0, 2] == 0.0
-    from termplan.tasks.motion_tracking.config import OWNER_VARIANTS
+    from termplan.tasks.motion_tracking.profiles import OWNER_VARIANTS
 
     no_contacts = mt.make_batch(100, seed=0, profile=OWNER_VARIANTS["reward_config_default"])
     assert no_contacts.robot_body_pos_w[0, 0, 2] != 0.0

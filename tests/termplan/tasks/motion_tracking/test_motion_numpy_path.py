@@ -16,10 +16,10 @@ from termplan.tasks.motion_tracking.config import (
     CTRL_DT,
     DEFAULT_ANGLES,
     EE_INDICES,
-    PROFILES,
     TERM_ORDER,
     UNDESIRED_INDICES,
 )
+from termplan.tasks.motion_tracking.profiles import PROFILE_DEFS
 
 A = ANCHOR
 
@@ -92,7 +92,7 @@ def _critic(r: dict[str, np.ndarray], tail: bool) -> np.ndarray:
 
 @pytest.mark.parametrize("profile", ["sac_default", "full_supported"])
 def test_numpy_path_matches_oracle(profile: str) -> None:
-    prof = PROFILES[profile]
+    prof = PROFILE_DEFS[profile]
     batch = mt.make_batch(24, seed=8, profile=profile)
     out = mt.build(profile, 24, "numpy").compute(batch, 0)
     scales, inv_var = prof.scale_vector(), prof.inv_var_vector()

@@ -7,13 +7,12 @@ import pytest
 
 from termplan.tasks import motion_tracking as mt
 from termplan.tasks.base import StepOutputs
-from termplan.tasks.motion_tracking.config import (
+from termplan.tasks.motion_tracking.config import NoiseConfig, Thresholds
+from termplan.tasks.motion_tracking.profiles import (
     OWNER_VARIANTS,
-    PROFILES,
+    PROFILE_DEFS,
     SAC_OWNER_NOISE,
-    NoiseConfig,
     Profile,
-    Thresholds,
 )
 
 NOISES = {"off": NoiseConfig(), "on": NoiseConfig(level=1.0, gyro=0.2, joint_vel=1.5)}
@@ -43,13 +42,13 @@ def assert_parity(a: StepOutputs, b: StepOutputs) -> None:
 @pytest.mark.parametrize("noise", sorted(NOISES))
 @pytest.mark.parametrize("n", [1, 7, 512])
 @pytest.mark.parametrize("seed", [0, 11])
-@pytest.mark.parametrize("profile", sorted(PROFILES))
+@pytest.mark.parametrize("profile", sorted(PROFILE_DEFS))
 def test_numpy_matches_handwritten(profile: str, seed: int, n: int, noise: str) -> None:
     ref, hand = _run(profile, n, seed, NOISES[noise])
     assert_parity(ref, hand)
     assert ref.obs.shape == (n, 160)
-    assert ref.critic.shape == (n, PROFILES[profile].critic_dim)
-    assert set(ref.logs) == {f"reward/{t}" for t in PROFILES[profile].active_terms()}
+    assert ref.critic.shape == (n, PROFILE_DEFS[profile].critic_dim)
+    assert set(ref.logs) == {f"reward/{t}" for t in PROFILE_DEFS[profile].active_terms()}
 
 
 @pytest.mark.parametrize("variant", sorted(OWNER_VARIANTS))
@@ -60,7 +59,7 @@ def test_owner_variants_match(variant: str) -> None:
 
 def test_contact_termination_and_no_orientation_check_match() -> None:
     """The optional termination branches agree too (and change the outcome)."""
-    base = PROFILES["full_supported"]
+    base = PROFILE_DEFS["full_supported"]
     strict = Profile(
         "strict",
         base.scales,

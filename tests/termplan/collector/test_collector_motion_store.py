@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from termplan.tasks.motion_tracking.motion_store import (
+from termplan.collector.motion_store import (
     FRAME_KEYS,
     MotionStore,
     load_npz,
