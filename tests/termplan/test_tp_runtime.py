@@ -19,6 +19,8 @@ from termplan.runtime import (
     model_calibration,
 )
 
+pytestmark = pytest.mark.numba("termplan")
+
 
 def _synthetic(threads: int, launch_us: float, env_ns: float, sizes: list[int]) -> Calibration:
     """A machine whose regions cost ``launch`` per extra thread and scale perfectly."""

@@ -61,6 +61,7 @@ def test_masked_restores_the_callers_mask() -> None:
     assert numba.get_num_threads() == max_threads()
 
 
+@pytest.mark.numba("termplan")
 def test_an_assembled_path_leaves_the_mask_as_it_found_it() -> None:
     """Building and running a runtime that picked 1 thread does not make a later
     num_threads=None path run on 1 thread."""

@@ -11,6 +11,8 @@ from gate_fakes import CASES, FakeSides, hooks, make_repo
 from perfgate import calibrate_cmd, gate, gate_cmd, stats, store
 from perfgate.gate_cmd import GateOptions
 
+pytestmark = pytest.mark.subprocess
+
 
 def test_window_ratios_known_values() -> None:
     """Windows of 2 rounds over 3 rounds: two pooled-median ratios."""

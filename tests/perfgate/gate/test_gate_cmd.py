@@ -12,6 +12,8 @@ from gate_fakes import CASES, FakeSides, commit_speed, fingerprint, hooks, make_
 from perfgate import cli, gate_cmd, post_cmd, store
 from perfgate.gate_cmd import GateOptions
 
+pytestmark = pytest.mark.subprocess
+
 
 def _opts(repo: Path, base: str, head: str, **kw: object) -> GateOptions:
     return GateOptions(base=base, head=head, repo=repo, report_dir=repo / "out", **kw)  # type: ignore[arg-type]

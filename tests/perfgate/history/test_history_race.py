@@ -12,6 +12,8 @@ from history_fakes import git
 
 from perfgate.history import Action, HistoryError, RetryPolicy, append, export, renamed_path
 
+pytestmark = pytest.mark.subprocess
+
 FAST = RetryPolicy(attempts=20, base_delay=0.05, max_delay=0.5)
 BRANCH = "perf-results"
 

@@ -16,6 +16,8 @@ from history_fakes import git
 
 from perfgate.history import HistoryError, RetryPolicy, append, export, pending
 
+pytestmark = pytest.mark.subprocess
+
 FAST = RetryPolicy(attempts=5, base_delay=0.01, max_delay=0.1)
 BRANCH = "perf-results"
 

@@ -24,6 +24,8 @@ from perfgate.runner import (
     write_round_config,
 )
 
+pytestmark = pytest.mark.subprocess
+
 
 def _git(repo: Path, *args: str) -> str:
     out = subprocess.run(

@@ -21,6 +21,8 @@ from termplan.tasks.motion_tracking.config import (
     Thresholds,
 )
 
+pytestmark = pytest.mark.numba("motion_tracking")
+
 PATHS = ["numpy", "handwritten"]
 
 
