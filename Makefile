@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.cache/numba
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help venv test-all lint format type test test-slow bench bench-collector gate dashboard asv-smoke clean
+.PHONY: help venv test-all lint format type test test-fast test-slow bench bench-collector gate dashboard asv-smoke clean
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -34,8 +34,15 @@ format: $(STAMP)  ## apply ruff formatting and safe fixes
 type: $(STAMP)  ## mypy over src/
 	$(VENV)/bin/mypy
 
-test: $(STAMP)  ## pytest, fast suite (not slow)
-	$(PY) -m pytest -q
+# pytest-xdist workers (one per CPU); a numba kernel family stays on one worker (conftest.py).
+TEST_WORKERS ?= auto
+FAST_TIER := not slow and not numba and not mujoco and not subprocess and not network
+
+test: $(STAMP)  ## pytest, every test but the slow ones, on xdist workers (TEST_WORKERS=auto)
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
+
+test-fast: $(STAMP)  ## pytest, the fast tier: no numba compile, MuJoCo, subprocess or network
+	$(PY) -m pytest -q -m '$(FAST_TIER)'
 
 test-slow: $(STAMP)  ## pytest, slow suite only
 	$(PY) -m pytest -q -m slow

@@ -72,6 +72,8 @@ def test_pinned_manifest_is_consistent() -> None:
         assert re.fullmatch(r"[0-9a-f]{64}", asset.sha256), asset
 
 
+@pytest.mark.subprocess
+@pytest.mark.network
 @pytest.mark.slow
 def test_dashboard_builds_from_two_commits_and_renders_in_chromium(tmp_path: Path) -> None:
     """ci/check-dashboard.sh: real results of two commits, published, drawn by Chromium."""

@@ -15,6 +15,8 @@ from typing import Any
 import asv.config
 import pytest
 
+pytestmark = pytest.mark.subprocess
+
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "ci" / "dashboard_conf.py"
 TOKEN = "ghp_SeCrEt0123456789tokenTEXT"  # must never show up anywhere

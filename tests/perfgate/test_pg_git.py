@@ -12,6 +12,8 @@ from perfgate import git
 from perfgate.errors import RunnerError
 from perfgate.git import export_commit
 
+pytestmark = pytest.mark.subprocess
+
 
 def test_resolve_and_unknown(repo: Path) -> None:
     """HEAD resolves to a 40-hex SHA; a missing revision is a named error."""

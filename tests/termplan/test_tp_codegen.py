@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
 import tp_toy
+from golden_check import check_golden
 
 from termplan.codegen import ScaleMode, generate_source, literal
 from termplan.compile import source_key
@@ -33,11 +33,7 @@ _DIGEST = re.compile(r"(# termplan.intrinsics source digest: )[0-9a-f]+")
 def _check_golden(name: str, text: str) -> None:
     """Byte-equal, except the helpers' digest (its own test checks it; it changes with
     every edit of ``termplan.intrinsics``)."""
-    text = _DIGEST.sub(r"\1<digest>", text)
-    path = GOLDEN / name
-    if os.environ.get("TERMPLAN_UPDATE_GOLDEN") == "1":
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8"), f"{name} changed; see {path}"
+    check_golden(GOLDEN / name, _DIGEST.sub(r"\1<digest>", text))
 
 
 @pytest.mark.parametrize("mode", list(ScaleMode))

@@ -15,6 +15,8 @@ import tp_toy
 from termplan.codegen import generate_source
 from termplan.compile import MODULE_PREFIX, CacheStatus, cache_dir, load_source, source_key
 
+pytestmark = [pytest.mark.numba("termplan"), pytest.mark.subprocess]
+
 TEXT = "VALUE = 41 + 1\n\ndef answer():\n    return VALUE\n"
 
 

@@ -15,6 +15,8 @@ from termplan.tasks.g1_walk.config import check_default_angles
 from termplan.tasks.g1_walk.profiles import resolve_profile
 from termplan.tasks.g1_walk.terms import build_plan
 
+pytestmark = pytest.mark.numba("termplan")
+
 _OPTIONS = {**SERIAL_OPTIONS, "cache": False}
 
 

@@ -11,6 +11,8 @@ from termplan.errors import TermPlanError
 from termplan.plan import PlanNumpyRuntime
 from termplan.runtime import FusedRuntime, make_runtime
 
+pytestmark = pytest.mark.numba("termplan")
+
 
 def _views(rt: FusedRuntime | PlanNumpyRuntime, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
     return [inputs[name] for name in rt.input_names]

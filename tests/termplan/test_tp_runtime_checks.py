@@ -19,6 +19,8 @@ from termplan.tasks.g1_walk.profiles import Profile
 from termplan.tasks.motion_tracking.profiles import resolve_profile
 from termplan.threads import max_threads
 
+pytestmark = pytest.mark.numba("termplan")
+
 N = 8
 
 

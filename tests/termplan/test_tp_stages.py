@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import tp_toy
 
 from termplan.lanes import lane_split
@@ -18,6 +19,8 @@ from termplan.spec import (
     VectorSource,
     fragment,
 )
+
+pytestmark = pytest.mark.numba("termplan")
 
 
 def _speed(ctx: NumpyContext) -> np.ndarray:

@@ -73,6 +73,7 @@ def test_masked_restores_the_callers_mask() -> None:
     assert numba.get_num_threads() == max_threads()
 
 
+@pytest.mark.numba("termplan")
 def test_an_assembled_path_leaves_the_mask_as_it_found_it() -> None:
     """Building and running a runtime that picked 1 thread does not make a later
     num_threads=None path run on 1 thread."""
@@ -139,6 +140,7 @@ def test_calibrate_and_model() -> None:
     assert choose_threads(65536, model) == 2
 
 
+@pytest.mark.numba("termplan")
 def test_calibrate_plan_measures_the_kernel() -> None:
     """The calibration routine times the plan's kernel for every size x thread count."""
     plan = tp_toy.make_plan()

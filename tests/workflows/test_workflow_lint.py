@@ -149,16 +149,21 @@ def test_workflows_exist() -> None:
     assert {"ci.yml", "perf-gate.yml", "perf-history.yml"} <= names
 
 
+@pytest.mark.subprocess
+@pytest.mark.network
 def test_actionlint_reports_nothing(actionlint_findings: dict[Path, list[str]]) -> None:
     assert actionlint_findings[REPO] == []
 
 
+@pytest.mark.subprocess
 def test_zizmor_reports_nothing() -> None:
     code, output = zizmor(REPO)
     assert code == 0, output
     assert "No findings to report" in output, output
 
 
+@pytest.mark.subprocess
+@pytest.mark.network
 def test_linters_catch_a_bad_workflow(
     bad_root: Path, actionlint_findings: dict[Path, list[str]]
 ) -> None:
@@ -281,6 +286,7 @@ def _git(cwd: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
+@pytest.mark.subprocess
 def test_fetch_pr_head_script(tmp_path: Path) -> None:
     """ci/fetch-pr-head.sh: fetches refs/pull/N/head, accepts it only at the labelled SHA,
     refuses malformed input."""

@@ -8,6 +8,8 @@ from gh_env import TOKEN
 from gh_fake_api import FakeServer
 from gh_openapi import OpenApi
 
+pytestmark = [pytest.mark.network, pytest.mark.subprocess]
+
 AUTH = {"Authorization": f"token {TOKEN}"}
 
 

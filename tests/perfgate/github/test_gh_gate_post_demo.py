@@ -18,6 +18,8 @@ from gh_fake_api import FakeServer
 
 from perfgate.formats.report_files import MARKER
 
+pytestmark = [pytest.mark.network, pytest.mark.subprocess]
+
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
 

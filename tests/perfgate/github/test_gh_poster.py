@@ -24,6 +24,8 @@ from perfgate.pipeline.publish import post_report
 from perfgate.retry import RetryPolicy
 from perfgate.verdict import CommitState
 
+pytestmark = [pytest.mark.network, pytest.mark.subprocess]
+
 SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e"
 REPORT_URL = "https://ci.example/artifacts/perfgate-report.html"
 FAST = RetryPolicy(attempts=4, base_delay=0.01, max_delay=1.5)

@@ -15,6 +15,8 @@ from perfgate.history.branch import HistoryError
 from perfgate.history.export import export
 from perfgate.retry import RetryPolicy
 
+pytestmark = pytest.mark.subprocess
+
 FAST = RetryPolicy(attempts=20, base_delay=0.05, max_delay=0.5)
 BRANCH = "perf-results"
 

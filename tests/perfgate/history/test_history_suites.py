@@ -19,6 +19,8 @@ from perfgate.history.branch import HistoryError
 from perfgate.history.export import export, pending
 from perfgate.retry import RetryPolicy
 
+pytestmark = pytest.mark.subprocess
+
 FAST = RetryPolicy(attempts=5, base_delay=0.01, max_delay=0.1)
 BRANCH = "perf-results"
 

@@ -130,6 +130,7 @@ def test_topology_rejects_bad_input() -> None:
         Topology({0: (0, 1), 1: (1, 2)})
 
 
+@pytest.mark.subprocess
 def test_pinned_prefix_really_pins_a_child() -> None:
     """The prefix built for this host restricts a real child process to the chosen CPU."""
     tools = find_tools()

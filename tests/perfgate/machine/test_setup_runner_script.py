@@ -6,7 +6,10 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
 from fake_sysfs import FakeRoot
+
+pytestmark = pytest.mark.subprocess
 
 SCRIPT = Path(__file__).resolve().parents[3] / "ci" / "setup-runner.sh"
 

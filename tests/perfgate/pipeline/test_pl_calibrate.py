@@ -20,6 +20,8 @@ from perfgate.pipeline import gate
 from perfgate.pipeline.calibrate import case_floor, window_ratios
 from perfgate.pipeline.context import GateOptions, machine_id, pin_plan
 
+pytestmark = pytest.mark.subprocess
+
 
 def test_window_ratios_known_values() -> None:
     """Windows of 2 rounds over 3 rounds: two pooled-median ratios."""

@@ -17,6 +17,8 @@ from perfgate.pipeline.context import GateOptions
 from perfgate.pipeline.measure import read_side
 from perfgate.process import ProcessOutcome
 
+pytestmark = pytest.mark.subprocess
+
 
 def _opts(repo: Path, base: str, head: str, **kw: object) -> GateOptions:
     return GateOptions(base=base, head=head, repo=repo, report_dir=repo / "out", **kw)  # type: ignore[arg-type]

@@ -16,6 +16,8 @@ from gate_fakes import git
 
 from perfgate import cli
 
+pytestmark = pytest.mark.subprocess
+
 CONFIG = """
 [tool.perfgate]
 default_threshold = 0.5

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from git_project import run_git
 
 from perfgate import git
@@ -19,6 +20,7 @@ def test_parse_failing_tests() -> None:
     assert parse_failing_tests(out) == ("tests/a.py::test_b", "tests/c.py::test_d")
 
 
+@pytest.mark.subprocess
 def test_parity_pass_and_fail(repo: Path, tmp_path: Path) -> None:
     """A passing suite passes; a broken commit's parity fails and names the test."""
     cmd = [sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", "tests"]

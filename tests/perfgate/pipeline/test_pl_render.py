@@ -1,19 +1,19 @@
 """perfgate.pipeline.render: markdown/HTML reports, escaping, golden files.
 
-Regenerate the golden files with ``PERFGATE_REGEN_GOLDEN=1 pytest tests/perfgate``.
+Regenerate the golden files with ``pytest --update-golden tests/perfgate/test_pg_render.py``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import re
 from pathlib import Path
 from xml.etree import ElementTree
 
 import numpy as np
 import pytest
+from golden_check import check_golden
 
 from perfgate.config import load_config
 from perfgate.model import CaseKey, EnvironmentCheck, Measurement, ParityResult, ParityStatus
@@ -115,10 +115,7 @@ def build_report(
 
 
 def _check_golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("PERFGATE_REGEN_GOLDEN"):
-        path.write_text(text, encoding="utf-8")
-    assert path.read_text(encoding="utf-8") == text, f"{name} differs; see module docstring"
+    check_golden(GOLDEN / name, text)
 
 
 def test_golden_markdown() -> None:

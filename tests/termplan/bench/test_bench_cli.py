@@ -6,6 +6,8 @@ import pytest
 
 from termplan.bench.__main__ import main
 
+pytestmark = pytest.mark.numba("g1_walk")
+
 
 @pytest.mark.parametrize(
     ("argv", "fragment"),

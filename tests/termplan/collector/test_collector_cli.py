@@ -13,6 +13,8 @@ import pytest
 from termplan import tasks
 from termplan.bench import collector
 
+pytestmark = [pytest.mark.numba("g1_walk"), pytest.mark.mujoco, pytest.mark.subprocess]
+
 
 def _args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser()

@@ -11,6 +11,8 @@ from termplan.collector.run import RunConfig, run_windows
 from termplan.sim.model import load_g1
 from termplan.sim.reference import ReferenceClip, procedural_clip
 
+pytestmark = [pytest.mark.numba("motion_tracking"), pytest.mark.mujoco]
+
 PATHS = tasks.task_module("motion_tracking").PATHS
 N = 7
 

@@ -12,6 +12,8 @@ from termplan.collector.metrics import window_record
 from termplan.collector.replay import ReplayRing, Transition
 from termplan.collector.row_refresh import bucket_size
 
+pytestmark = pytest.mark.mujoco
+
 
 def test_actor_matches_a_plain_numpy_forward_pass() -> None:
     actor = MlpActor(5, 7, 3, seed=1)

@@ -6,10 +6,14 @@ from pathlib import Path
 
 import mujoco
 import numpy as np
+import pytest
+from golden_check import check_golden
 
 from termplan.sim import g1_spec
 from termplan.sim.g1_spec import DEFAULT_ANGLES, JOINT_NAMES, TRACKED_BODIES
 from termplan.sim.model import load_g1
+
+pytestmark = pytest.mark.mujoco
 
 UPSTREAM_ORDER = (
     "left_hip_pitch left_hip_roll left_hip_yaw left_knee left_ankle_pitch left_ankle_roll "
@@ -82,11 +86,8 @@ def test_stands_for_a_1000_step_episode_under_zero_action() -> None:
 
 
 def test_generated_mjcf_matches_the_golden_file() -> None:
-    """Regenerate after an intended model change with:
-    ``python -c "from termplan.sim.model import load_g1; print(load_g1().xml, end='')"
-    > tests/termplan/sim/golden/g1_mjcf.xml``."""
-    golden = Path(__file__).parent / "golden" / "g1_mjcf.xml"
-    assert load_g1().xml == golden.read_text()
+    """Regenerate after an intended model change with ``pytest --update-golden``."""
+    check_golden(Path(__file__).parent / "golden" / "g1_mjcf.xml", load_g1().xml)
 
 
 def test_upvector_is_the_world_z_axis_in_the_body_frame() -> None:

@@ -12,6 +12,8 @@ from termplan.sim.g1_spec import DEFAULT_ANGLES, SUBSTEPS
 from termplan.sim.model import load_g1
 from termplan.sim.physics import BatchedPhysics
 
+pytestmark = pytest.mark.mujoco
+
 
 @pytest.fixture
 def physics() -> Iterator[BatchedPhysics]:

@@ -31,6 +31,7 @@ def test_bad_num_threads(task: str, path: str, bad: object) -> None:
         tasks.build(task, "sac_default", 4, path, num_threads=bad)
 
 
+@pytest.mark.numba
 @pytest.mark.parametrize(("task", "path"), CASES)
 def test_numpy_integer_sizes_are_accepted(task: str, path: str) -> None:
     """Sizes computed with NumPy (np.int64) build the same slice as plain ints."""
@@ -38,6 +39,7 @@ def test_numpy_integer_sizes_are_accepted(task: str, path: str) -> None:
     assert hot.num_envs == 4 and type(hot.num_envs) is int
 
 
+@pytest.mark.numba
 @pytest.mark.parametrize(("task", "path"), CASES)
 def test_noise_of_the_other_task_is_named(task: str, path: str) -> None:
     """Both tasks have a NoiseConfig; passing the wrong one (or a dict) is an error."""

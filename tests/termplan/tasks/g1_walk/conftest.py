@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hot_slices import SliceCache
 
 from termplan.tasks.base import StepOutputs
 
@@ -45,14 +46,14 @@ def agree() -> Callable[[StepOutputs, StepOutputs], None]:
 
 
 @pytest.fixture
-def run_paths() -> Callable[..., dict[str, StepOutputs]]:
-    """``run_paths(profile, batch, step=0, **build_options)`` -> outputs per path (copied)."""
-    from termplan.tasks import g1_walk
+def run_paths(hot_slices: SliceCache) -> Callable[..., dict[str, StepOutputs]]:
+    """``run_paths(profile, batch, step=0, **build_options)`` -> outputs per path (copied);
+    the slices come from the session's :class:`~hot_slices.SliceCache`."""
 
     def run(profile: Any, batch: Any, step: int = 0, **options: Any) -> dict[str, StepOutputs]:
         outs = {}
         for path in ("numpy", "handwritten"):
-            hot = g1_walk.build(profile, batch.num_envs, path, **options)
+            hot = hot_slices.get("g1_walk", profile, batch.num_envs, path, **options)
             outs[path] = snapshot(hot.compute(batch, step))
         return outs
 

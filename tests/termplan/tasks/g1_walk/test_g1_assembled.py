@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import assert_outputs_agree, snapshot
+from hot_slices import SliceCache
 
 from termplan.codegen import ScaleMode, generate_source
 from termplan.errors import TermPlanError
@@ -15,6 +16,8 @@ from termplan.tasks.g1_walk.assembled import AssembledG1Walk
 from termplan.tasks.g1_walk.handwritten_kernel import TILE as HAND_TILE
 from termplan.tasks.g1_walk.profiles import OWNER_NOISE, OWNER_VARIANTS, get_profile
 from termplan.tasks.g1_walk.terms import build_plan
+
+pytestmark = pytest.mark.numba("g1_walk")
 
 NOISE = NoiseConfig(level=1.0, gyro=0.1, gravity=0.05, joint_angle=0.02, joint_vel=0.3)
 
@@ -30,14 +33,16 @@ def _with_nans(batch: g1_walk.G1Batch) -> g1_walk.G1Batch:
 @pytest.mark.parametrize("profile", g1_walk.PROFILES)
 @pytest.mark.parametrize("mode", [m.value for m in ScaleMode])
 @pytest.mark.parametrize("num_envs", [1, 7, 512])
-def test_assembled_matches_reference_paths(profile: str, mode: str, num_envs: int) -> None:
+def test_assembled_matches_reference_paths(
+    profile: str, mode: str, num_envs: int, hot_slices: SliceCache
+) -> None:
     """Both scale modes agree with NumPy and hand-written on log and non-log steps, NaNs too."""
     batch = _with_nans(make_batch(num_envs, seed=num_envs))
-    hot = AssembledG1Walk(profile, num_envs, scale_mode=mode)
+    hot = hot_slices.get("g1_walk", profile, num_envs, "assembled", scale_mode=mode)
     for step in (0, 1):
         got = snapshot(hot.compute(batch, step))
         for path in ("numpy", "handwritten"):
-            ref = g1_walk.build(profile, num_envs, path).compute(batch, step)
+            ref = hot_slices.get("g1_walk", profile, num_envs, path).compute(batch, step)
             assert_outputs_agree(ref, got)
         assert bool(got.logs) == (step == 0)
 

@@ -12,6 +12,8 @@ from termplan.errors import TermPlanError
 from termplan.tasks import g1_walk
 from termplan.tasks.g1_walk import HandwrittenG1Walk, NumpyG1Walk, make_batch
 
+pytestmark = pytest.mark.numba("g1_walk")
+
 PATHS = ("numpy", "handwritten")
 
 

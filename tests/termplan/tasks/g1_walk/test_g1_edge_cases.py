@@ -13,6 +13,8 @@ import pytest
 
 from termplan.tasks.g1_walk import make_batch
 
+pytestmark = pytest.mark.numba("g1_walk")
+
 NAN = np.float32(np.nan)
 
 

@@ -10,6 +10,8 @@ import pytest
 from termplan.tasks.g1_walk.config import min_upright_gz
 from termplan.tasks.g1_walk.handwritten_kernel import LOG_STRIDE, fmod_two_pi, tilted
 
+pytestmark = pytest.mark.numba("g1_walk")
+
 TWO_PI = 2.0 * math.pi
 
 

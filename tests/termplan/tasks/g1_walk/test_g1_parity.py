@@ -9,6 +9,8 @@ from termplan.tasks import g1_walk
 from termplan.tasks.g1_walk import NoiseConfig, draw_noise, make_batch
 from termplan.tasks.g1_walk.profiles import FULL_SUPPORTED_PLAN, OWNER_NOISE, OWNER_VARIANTS
 
+pytestmark = pytest.mark.numba("g1_walk")
+
 NOISE = NoiseConfig(level=1.0, gyro=0.1, gravity=0.05, joint_angle=0.02, joint_vel=0.3)
 
 

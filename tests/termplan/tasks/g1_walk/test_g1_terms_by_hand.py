@@ -23,6 +23,8 @@ from termplan.tasks.g1_walk.config import (
 )
 from termplan.tasks.g1_walk.profiles import SAC_REWARD
 
+pytestmark = pytest.mark.numba("g1_walk")
+
 ANGLES = np.linspace(0.05, -0.05, 29)
 
 

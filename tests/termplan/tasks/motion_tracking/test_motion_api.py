@@ -14,6 +14,8 @@ from termplan.tasks import motion_tracking as mt
 from termplan.tasks.motion_tracking.config import ANCHOR, EE_INDICES, NoiseConfig, Thresholds
 from termplan.tasks.motion_tracking.profiles import OWNER_VARIANTS, PROFILE_DEFS, Profile
 
+pytestmark = pytest.mark.numba("motion_tracking")
+
 PATHS = ["numpy", "handwritten"]
 
 

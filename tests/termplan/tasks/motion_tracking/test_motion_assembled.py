@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hot_slices import SliceCache
 
 from termplan.codegen import ScaleMode, generate_source
 from termplan.tasks import motion_tracking as mt
@@ -13,6 +14,8 @@ from termplan.tasks.motion_tracking.assembled import AssembledMotionTracking
 from termplan.tasks.motion_tracking.batch import draw_noise
 from termplan.tasks.motion_tracking.profiles import OWNER_VARIANTS, PROFILE_DEFS, SAC_OWNER_NOISE
 from termplan.tasks.motion_tracking.terms import build_plan
+
+pytestmark = pytest.mark.numba("motion_tracking")
 
 
 def _snap(out: StepOutputs) -> StepOutputs:
@@ -45,14 +48,17 @@ def _batch(num_envs: int, profile: str, seed: int) -> mt.MotionBatch:
 @pytest.mark.parametrize("profile", list(PROFILE_DEFS))
 @pytest.mark.parametrize("mode", [m.value for m in ScaleMode])
 @pytest.mark.parametrize("num_envs", [1, 7, 512])
-def test_assembled_matches_reference_paths(profile: str, mode: str, num_envs: int) -> None:
+def test_assembled_matches_reference_paths(
+    profile: str, mode: str, num_envs: int, hot_slices: SliceCache
+) -> None:
     """Both scale modes agree with NumPy and hand-written, log and non-log steps, NaNs too."""
     batch = _batch(num_envs, profile, seed=num_envs)
-    hot = AssembledMotionTracking(profile, num_envs, scale_mode=mode)
+    hot = hot_slices.get("motion_tracking", profile, num_envs, "assembled", scale_mode=mode)
     for step in (0, 1):
         got = _snap(hot.compute(batch, step))
         for path in ("numpy", "handwritten"):
-            _agree(mt.build(profile, num_envs, path).compute(batch, step), got)
+            ref = hot_slices.get("motion_tracking", profile, num_envs, path)
+            _agree(ref.compute(batch, step), got)
         assert bool(got.logs) == (step == 0)
 
 

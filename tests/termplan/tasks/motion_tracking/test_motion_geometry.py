@@ -12,6 +12,8 @@ from scipy.spatial.transform import Rotation
 from termplan.tasks import motion_tracking as mt
 from termplan.tasks.motion_tracking import geometry as geo
 
+pytestmark = pytest.mark.numba("motion_tracking")
+
 RNG = np.random.default_rng(7)
 Q = Rotation.random(200, random_state=3).as_quat()[:, [3, 0, 1, 2]]  # to wxyz
 Q2 = Rotation.random(200, random_state=4).as_quat()[:, [3, 0, 1, 2]]

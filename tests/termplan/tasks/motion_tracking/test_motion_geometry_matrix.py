@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+import pytest
 from scipy.spatial.transform import Rotation
 
 from termplan.kernel_options import SERIAL_OPTIONS
 from termplan.tasks.motion_tracking import geometry as geo
+
+pytestmark = pytest.mark.numba("motion_tracking")
 
 _OPTIONS = {**SERIAL_OPTIONS, "cache": False}
 Q = Rotation.random(100, random_state=11).as_quat()[:, [3, 0, 1, 2]]  # to wxyz

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hot_slices import SESSION
 
 from termplan.tasks import motion_tracking as mt
 from termplan.tasks.base import StepOutputs
@@ -15,6 +16,8 @@ from termplan.tasks.motion_tracking.profiles import (
     Profile,
 )
 
+pytestmark = pytest.mark.numba("motion_tracking")
+
 NOISES = {"off": NoiseConfig(), "on": NoiseConfig(level=1.0, gyro=0.2, joint_vel=1.5)}
 
 
@@ -23,7 +26,7 @@ def _run(profile: str | Profile, n: int, seed: int, noise: NoiseConfig) -> list[
     mt.draw_noise(batch, np.random.default_rng(seed + 100), noise)
     outs = []
     for path in ("numpy", "handwritten"):
-        hot = mt.build(profile, n, path, num_threads=None, noise=noise)
+        hot = SESSION.get("motion_tracking", profile, n, path, num_threads=None, noise=noise)
         outs.append(hot.compute(batch, step=0))
     return outs
 
