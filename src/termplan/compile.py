@@ -181,9 +181,10 @@ def _replacement_dir(refused: Path, problem: str) -> Path:
     return fresh
 
 
-def _check_writers(root: Path) -> None:
+def check_writers(root: Path) -> None:
     """Refuse a cache root that anyone may write to (the sticky bit does not help: others
-    could still create ``__pycache__`` with a planted index); owner and group are trusted."""
+    could still create ``__pycache__`` with a planted index); owner and group are trusted.
+    Also the rule for the kernels' Numba cache (:mod:`termplan.numba_cache`)."""
     mode = os.stat(root).st_mode
     if mode & stat.S_IWOTH:
         raise UnsafeCacheDirError(
@@ -196,7 +197,7 @@ def _place(root: Path, text: str, key: str, imported: str | None) -> tuple[Path,
     """The verified file of ``text`` under ``root`` (written when missing or damaged);
     not read again when this process already imported the module from it (``imported``)."""
     root.mkdir(parents=True, exist_ok=True, mode=0o755)
-    _check_writers(root)
+    check_writers(root)
     path = root / f"tp_{key}.py"
     if imported == str(path):
         return path, CacheStatus.REUSED
