@@ -8,9 +8,10 @@ temporary file plus :func:`os.replace`, so concurrent processes see either no fi
 complete one. Before import the content is hashed again; a file that does not hash to its
 name (truncated, edited, corrupted) is rebuilt and never executed.
 
-That hash covers only the ``.py`` file. Numba keeps its cache index (``__pycache__/*.nbi``,
-read with :mod:`pickle`) next to it unless ``NUMBA_CACHE_DIR`` is set, so whoever can write
-to the cache folder can run code in every process that uses it. Hence a cache folder that
+That hash covers only the ``.py`` file. Numba's cache index of its kernels (``*.nbi``, read
+with :mod:`pickle`) is kept under ``NUMBA_CACHE_DIR``, else under this cache folder (see
+:mod:`termplan.numba_cache`), so whoever can write to the cache folder can run code in every
+process that uses it. Hence a cache folder that
 anyone may write to (world-writable, sticky or not) is refused, and the fallback folder under
 the shared temporary directory is used only when it is a real directory owned by this user
 that nobody else may write to (see :func:`fallback_dir`). A shared cache (files 0644) trusts
