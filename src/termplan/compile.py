@@ -8,9 +8,10 @@ temporary file plus :func:`os.replace`, so concurrent processes see either no fi
 complete one. Before import the content is hashed again; a file that does not hash to its
 name (truncated, edited, corrupted) is rebuilt and never executed.
 
-That hash covers only the ``.py`` file. Numba keeps its cache index (``__pycache__/*.nbi``,
-read with :mod:`pickle`) next to it unless ``NUMBA_CACHE_DIR`` is set, so whoever can write
-to the cache folder can run code in every process that uses it. Hence a cache folder that
+That hash covers only the ``.py`` file. Numba's cache index of its kernels (``*.nbi``, read
+with :mod:`pickle`) is kept under ``NUMBA_CACHE_DIR``, else under this cache folder (see
+:mod:`termplan.numba_cache`), so whoever can write to the cache folder can run code in every
+process that uses it. Hence a cache folder that
 anyone may write to (world-writable, sticky or not) is refused, and the fallback folder under
 the shared temporary directory is used only when it is a real directory owned by this user
 that nobody else may write to (see :func:`fallback_dir`). A shared cache (files 0644) trusts
@@ -181,9 +182,10 @@ def _replacement_dir(refused: Path, problem: str) -> Path:
     return fresh
 
 
-def _check_writers(root: Path) -> None:
+def check_writers(root: Path) -> None:
     """Refuse a cache root that anyone may write to (the sticky bit does not help: others
-    could still create ``__pycache__`` with a planted index); owner and group are trusted."""
+    could still create ``__pycache__`` with a planted index); owner and group are trusted.
+    Also the rule for the kernels' Numba cache (:mod:`termplan.numba_cache`)."""
     mode = os.stat(root).st_mode
     if mode & stat.S_IWOTH:
         raise UnsafeCacheDirError(
@@ -196,7 +198,7 @@ def _place(root: Path, text: str, key: str, imported: str | None) -> tuple[Path,
     """The verified file of ``text`` under ``root`` (written when missing or damaged);
     not read again when this process already imported the module from it (``imported``)."""
     root.mkdir(parents=True, exist_ok=True, mode=0o755)
-    _check_writers(root)
+    check_writers(root)
     path = root / f"tp_{key}.py"
     if imported == str(path):
         return path, CacheStatus.REUSED

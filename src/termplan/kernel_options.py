@@ -11,6 +11,8 @@ from typing import Any
 
 import llvmlite.binding as llvm
 
+from termplan import numba_cache
+
 #: LLVM's loop vectoriser gives up on a loop that needs more than 16 runtime SCEV predicates
 #: (no-wrap checks of index expressions). A lane loop that reads a dozen row-major inputs
 #: through flat indices (``intrinsics.lane_index``) needs more, and then runs scalar: the G1
@@ -18,9 +20,8 @@ import llvmlite.binding as llvm
 #: once per loop entry, not per iteration. Set at import of this module, which every kernel
 #: module (hand-written and generated) imports before it compiles anything.
 SCEV_CHECK_THRESHOLD = 256
-#: Numba's cache key does not include LLVM options: generated kernels name them in their text
-#: (so a change gives a new content hash); a change here needs a fresh NUMBA_CACHE_DIR for the
-#: hand-written kernels.
+#: Numba's cache key does not include LLVM options: generated kernels name them in their text,
+#: and this file's bytes are part of every kernel's key in :mod:`termplan.numba_cache`.
 LLVM_OPTIONS: tuple[str, ...] = (f"-vectorize-scev-check-threshold={SCEV_CHECK_THRESHOLD}",)
 for _option in LLVM_OPTIONS:
     llvm.set_option("termplan", _option)
@@ -46,3 +47,7 @@ SERIAL_OPTIONS: dict[str, Any] = {
 
 #: Options for small per-row device helpers that the kernels inline.
 INLINE_OPTIONS: dict[str, Any] = {**SERIAL_OPTIONS, "inline": "always"}
+
+#: Every kernel module imports this module before it defines a kernel: from here on, Numba
+#: files termplan's kernels in the content-keyed cache.
+numba_cache.register()
