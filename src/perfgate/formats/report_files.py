@@ -25,6 +25,25 @@ REPORT_FILES = ("report.md", "report.html", "verdict.json")
 VERDICT_API_VERSION = 1
 
 
+def check_report_dir(report_dir: str | os.PathLike[str]) -> None:
+    """Refuse a report folder that cannot take new report files, before anything runs.
+
+    An existing file, a path under a file and a place this process may not create files in
+    are `UserError` naming the path and what was expected (a directory, new or existing).
+    """
+    folder = Path(report_dir)
+    expected = "expected a directory (existing or to be created) for report.md, report.html"
+    if folder.exists() and not folder.is_dir():
+        raise UserError(f"report dir {report_dir}: is an existing file; {expected}")
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise UserError(f"report dir {report_dir}: {existing} is a file; {expected}")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UserError(f"report dir {report_dir}: {existing} is not writable; {expected}")
+
+
 def check_free(report_dir: str | os.PathLike[str]) -> None:
     """Refuse a folder that already holds a report (reports are never overwritten)."""
     existing = [name for name in REPORT_FILES if (Path(report_dir) / name).exists()]

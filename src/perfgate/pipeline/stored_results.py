@@ -7,9 +7,10 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from perfgate.config import GateConfig, load_config
-from perfgate.errors import UserError
+from perfgate.errors import ConfigError, UserError
 from perfgate.formats import asv_results, report_files, samples
 from perfgate.formats.benchmarks_json import read_benchmarks
 from perfgate.formats.noise import read_noise_floors
@@ -102,13 +103,31 @@ def _paired(
     return select(base, bench), select(head, bench)
 
 
+def compare_config(config_path: str | None, *, defaults: bool) -> GateConfig:
+    """The ``--config`` file, else ``./pyproject.toml``; without ``[tool.perfgate]`` there,
+    an error naming where it looked, unless ``defaults`` opts into the built-in defaults
+    (which have no higher-is-better rules: a throughput loss would read as a speed-up)."""
+    if config_path is not None:
+        return load_config(config_path)
+    where = Path("pyproject.toml").resolve()
+    if defaults:
+        return load_config(where, required=False)
+    try:
+        return load_config(where)
+    except ConfigError as exc:
+        raise ConfigError(
+            f"no configuration: looked for [tool.perfgate] in {where} ({exc}); "
+            "pass --config PYPROJECT, or --defaults for the built-in defaults"
+        ) from None
+
+
 def read_inputs(results_dir: str, base: str, head: str, opts: Mapping[str, str | None]) -> Inputs:
     """Read the configuration, the results of both commits and the optional files."""
-    config_path = opts.get("config")
-    config = load_config(config_path or "pyproject.toml", required=config_path is not None)
     report_dir = opts.get("report_dir")
     if report_dir is not None:
+        report_files.check_report_dir(report_dir)
         report_files.check_free(report_dir)
+    config = compare_config(opts.get("config"), defaults=bool(opts.get("defaults")))
     machine = resolve_machine(results_dir, opts.get("machine"))
     env, bench = opts.get("env"), opts.get("bench")
     loaded = _load(results_dir, machine, base, head, env, bench)
@@ -138,6 +157,8 @@ def command_line(
         value = opts.get(name)
         if value is not None:
             argv += [flag, value]
+    if opts.get("defaults"):
+        argv.append("--defaults")
     return shlex.join(argv)
 
 
