@@ -8,6 +8,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from perfgate.config import GateConfig, load_config
 from perfgate.errors import ConfigError, UserError
@@ -15,6 +16,7 @@ from perfgate.formats import asv_results, report_files, samples
 from perfgate.formats.benchmarks_json import read_benchmarks
 from perfgate.formats.noise import read_noise_floors
 from perfgate.formats.parity_result import read_parity
+from perfgate.machine import codegen_environment
 from perfgate.model import CaseKey, EnvironmentCheck, Measurement, ParityResult
 from perfgate.pipeline import decide, render
 from perfgate.pipeline.compare.compile_times import compile_times
@@ -121,6 +123,34 @@ def compare_config(config_path: str | None, *, defaults: bool) -> GateConfig:
         ) from None
 
 
+def recorded_environment(results: asv_results.ResultSet) -> dict[str, Any]:
+    """What asv recorded of one side's machine and environment that must match the other's:
+    its machine parameters, and the variables of its environment that change codegen or
+    threading (``machine.CODEGEN_ENV``, as ``env_vars.NAME``)."""
+    codegen = codegen_environment(results.env_vars)
+    return {**results.machine_info, **{f"env_vars.{k}": v for k, v in codegen.items()}}
+
+
+def check_confirmation(
+    confirm_dir: str, loaded: Loaded, confirm: Loaded, ignore: tuple[str, ...]
+) -> None:
+    """Refuse confirmation results recorded on another machine or environment than the
+    compared ones (a re-run elsewhere confirms nothing); names the keys and both values."""
+    expected = recorded_environment(loaded.base)
+    for side, results in (("base", confirm.base), ("head", confirm.head)):
+        recorded = recorded_environment(results)
+        differing = EnvironmentCheck(expected, recorded, ignore).differing_keys
+        if differing:
+            found = "; ".join(
+                f"{k} (compared {expected.get(k)!r}, confirmation {recorded.get(k)!r})"
+                for k in differing
+            )
+            raise UserError(
+                f"--confirm-results {confirm_dir}: the {side} results were recorded in another "
+                f"environment than the compared ones: {found}"
+            )
+
+
 def read_inputs(results_dir: str, base: str, head: str, opts: Mapping[str, str | None]) -> Inputs:
     """Read the configuration, the results of both commits and the optional files."""
     report_dir = opts.get("report_dir")
@@ -135,6 +165,7 @@ def read_inputs(results_dir: str, base: str, head: str, opts: Mapping[str, str |
     confirm = None
     if confirm_dir is not None:
         confirm = _load(confirm_dir, resolve_machine(confirm_dir, machine), base, head, env, bench)
+        check_confirmation(confirm_dir, loaded, confirm, config.fingerprint_ignore)
     noise_path = opts.get("noise")
     return Inputs(
         config=config,
@@ -181,7 +212,9 @@ def build_report(inputs: Inputs, command: str) -> render.Report:
     )
     scaling, variant_scaling = scaling_rows(loaded.base_m, loaded.head_m, cfg)
     environment = EnvironmentCheck(
-        loaded.base.machine_info, loaded.head.machine_info, cfg.fingerprint_ignore
+        recorded_environment(loaded.base),
+        recorded_environment(loaded.head),
+        cfg.fingerprint_ignore,
     )
     decision = decide.decide(rows, variants, cfg, parity=inputs.parity, environment=environment)
     return render.Report(
