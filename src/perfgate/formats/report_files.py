@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from perfgate.atomic import write_text_atomic
+from perfgate.atomic import check_output_dir, write_text_atomic
 from perfgate.errors import UserError
 from perfgate.verdict import VERDICT_NAMES
 
@@ -26,22 +26,9 @@ VERDICT_API_VERSION = 1
 
 
 def check_report_dir(report_dir: str | os.PathLike[str]) -> None:
-    """Refuse a report folder that cannot take new report files, before anything runs.
-
-    An existing file, a path under a file and a place this process may not create files in
-    are `UserError` naming the path and what was expected (a directory, new or existing).
-    """
-    folder = Path(report_dir)
-    expected = "expected a directory (existing or to be created) for report.md, report.html"
-    if folder.exists() and not folder.is_dir():
-        raise UserError(f"report dir {report_dir}: is an existing file; {expected}")
-    existing = folder
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        raise UserError(f"report dir {report_dir}: {existing} is a file; {expected}")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise UserError(f"report dir {report_dir}: {existing} is not writable; {expected}")
+    """Refuse a report folder that cannot take new report files, before anything runs
+    (an existing file, a path under a file, a place this process may not write)."""
+    check_output_dir(report_dir, "report dir", "report.md, report.html and verdict.json")
 
 
 def check_free(report_dir: str | os.PathLike[str]) -> None:

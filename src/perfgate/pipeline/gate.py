@@ -13,6 +13,7 @@ import traceback
 from collections.abc import Sequence
 
 from perfgate import machine
+from perfgate.atomic import check_output_dir
 from perfgate.config import GateConfig
 from perfgate.errors import RunnerError, UserError
 from perfgate.formats import report_files
@@ -36,6 +37,8 @@ def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
     """Run the gate, print and write the report (and post it); returns the exit code."""
     hooks = hooks or Hooks()
     report_files.check_report_dir(opts.report_dir)  # misuse is a clean error before any run
+    if opts.work_dir is not None:
+        check_output_dir(opts.work_dir, "--work-dir", "exports, rounds and noise floors")
     try:
         # a run that dies (killed, out of memory) must not leave an earlier verdict to post
         report_files.archive_previous(opts.report_dir)

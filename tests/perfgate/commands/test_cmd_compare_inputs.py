@@ -10,8 +10,7 @@ import pg_results_factory as f
 import pytest
 from test_cmd_compare import BENCH, CONFIG, _config, _tree
 
-from perfgate import cli
-from perfgate.formats import report_files
+from perfgate import atomic, cli
 
 TOKEN = "ghp_" + "Secret_Token*Value" * 2
 
@@ -88,7 +87,7 @@ def test_report_dir_misuse_is_a_clean_error_before_any_output(
         (tmp_path / "ro").mkdir()
         real_access = os.access
         monkeypatch.setattr(
-            report_files.os,
+            atomic.os,
             "access",
             lambda p, mode: False if Path(p) == tmp_path / "ro" else real_access(p, mode),
         )

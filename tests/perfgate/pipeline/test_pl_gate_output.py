@@ -65,3 +65,18 @@ def test_a_secret_printed_by_the_parity_command_is_redacted_everywhere(
     assert any("***" in text for text in texts)
     for text in texts:
         assert "Secret" not in text
+
+
+def test_calibrate_work_dir_that_is_a_file_is_a_clean_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """calibrate writes no report; its one output folder, --work-dir, is checked the same way:
+    a file there is exit 3 naming it, no traceback and nothing on stdout."""
+    repo = make_repo(tmp_path)
+    afile = tmp_path / "afile"
+    afile.write_text("x\n")
+    argv = ["calibrate", "--rounds", "8", "--repo", str(repo), "--work-dir", str(afile)]
+    assert cli.main(argv) == 3
+    captured = capsys.readouterr()
+    assert captured.out == "" and str(afile) in captured.err
+    assert "expected a directory" in captured.err and "Traceback" not in captured.err
