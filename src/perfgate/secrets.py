@@ -7,7 +7,8 @@ publicly. This module is the one place that knows what a secret is:
 - :func:`is_secret_name` and :func:`secret_values` find the secrets of an environment: the
   values of variables named like ``*_PAT``, ``*PASS*``, ``*SECRET*``, ``*TOKEN*``, ``*KEY*``,
   ``*CREDENTIAL*``, ``SSH_AUTH_SOCK``, the cloud credential variables (`CLOUD_PREFIXES`,
-  `CLOUD_NAMES`), and the ``user:password`` part of URLs in ``*_URL``/``*_URI``/``*_DSN``.
+  `CLOUD_NAMES`), and the ``user:password`` part of URLs (``*_URL``, ``*_URI``, ``*_DSN``
+  and any value with ``://``).
 - :class:`Redactor` replaces each secret in any text, in every form a report can give it:
   raw, markdown-escaped (as the report renderer escapes), HTML-escaped, URL-encoded, JSON-
   and shell-quoted. Redact *before* cutting text short, or a secret's suffix survives.
@@ -103,7 +104,11 @@ def url_credentials(value: str) -> tuple[str, ...]:
 
 
 def _holds_credential(name: str, value: str) -> bool:
-    return is_secret_name(name) or bool(URL_NAME.search(name) and url_credentials(value))
+    return is_secret_name(name) or bool(_is_url(name, value) and url_credentials(value))
+
+
+def _is_url(name: str, value: str) -> bool:
+    return bool(URL_NAME.search(name)) or "://" in value
 
 
 def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
@@ -113,7 +118,7 @@ def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
     for name, value in env.items():
         if is_secret_name(name):
             values.add(value)
-        if URL_NAME.search(name) or "://" in value:
+        if _is_url(name, value):
             values.update(url_credentials(value))
     return tuple(sorted((v for v in values if len(v) >= MIN_SECRET_LENGTH), key=len, reverse=True))
 
@@ -126,16 +131,15 @@ def _markdown_escaped(value: str) -> str:
 
 
 def encoded_forms(secret: str) -> set[str]:
-    """Every form in which ``secret`` can appear in perfgate's output."""
+    """Every form in which ``secret`` can appear in perfgate's output: raw and as the
+    markdown report escapes it, each HTML-escaped (``html.escape`` and jinja2's autoescape),
+    URL-encoded (``quote``, ``quote_plus``), JSON-escaped and shell-quoted."""
     forms = {secret, _markdown_escaped(secret)}
     for text in tuple(forms):
-        forms |= {html.escape(text), html.escape(text, quote=False)}
-        forms.add(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
-        forms.add(text.replace("'", "&#39;").replace('"', "&#34;"))
+        plain = html.escape(text, quote=False)
+        forms |= {html.escape(text), plain, plain.replace("'", "&#39;").replace('"', "&#34;")}
     forms |= {quote(secret), quote(secret, safe=""), quote_plus(secret), shlex.quote(secret)}
     forms |= {json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
-    markup = html.escape(secret, quote=False).replace("'", "&#39;").replace('"', "&#34;")
-    forms.add(markup)  # jinja2/markupsafe's autoescape
     return {f for f in forms if f}
 
 
