@@ -18,6 +18,24 @@ from typing import Any
 from perfgate.errors import UserError
 
 
+def check_output_dir(folder: str | os.PathLike[str], what: str, holds: str) -> None:
+    """Refuse ``folder`` as a place for new files before anything runs: an existing file,
+    a path under a file or a place this process may not create files in is a `UserError`
+    naming it (as ``what``) and what was expected (a directory, existing or to be created,
+    for ``holds``)."""
+    path = Path(folder)
+    expected = f"expected a directory (existing or to be created) for {holds}"
+    if path.exists() and not path.is_dir():
+        raise UserError(f"{what} {folder}: is an existing file; {expected}")
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise UserError(f"{what} {folder}: {existing} is a file; {expected}")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UserError(f"{what} {folder}: {existing} is not writable; {expected}")
+
+
 def is_partial_name(name: str) -> bool:
     """True for names of half-written files (``*.tmp``, ``*.tmp-*``): never read as complete."""
     return name.endswith(".tmp") or ".tmp-" in name

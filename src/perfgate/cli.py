@@ -6,13 +6,15 @@ and sets ``func(args) -> int``.
 Exit codes: 0 PASS, 1 REGRESSION, 2 PARITY_FAILURE, 3 ERROR. Usage errors, `UserError` and any
 unexpected exception all exit 3: the gate fails closed, and argparse's own exit code 2 would
 otherwise be mistaken for a parity failure. (``perfgate history`` keeps its own contract:
-0 success, 1 error, 2 usage; its parsers say so with ``usage_exit_code``.)
+0 success, 1 error, 2 usage; its parsers say so with ``usage_exit_code``.) Secrets of the
+environment are redacted from everything written to stdout and stderr.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -20,6 +22,7 @@ from typing import NoReturn
 
 from perfgate import __version__
 from perfgate.errors import UserError
+from perfgate.secrets import redacted_output
 from perfgate.verdict import EXIT_ERROR
 
 COMMANDS = ("compare", "gate", "calibrate", "post", "publish", "history")
@@ -59,7 +62,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run perfgate with *argv* (default: ``sys.argv[1:]``) and return the exit code."""
+    """Run perfgate with *argv* (default: ``sys.argv[1:]``) and return the exit code.
+
+    Everything the command writes to stdout and stderr (reports, messages, logs,
+    tracebacks) has the secrets of the environment redacted (``secrets.redacted_output``).
+    """
+    with redacted_output(os.environ):
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)

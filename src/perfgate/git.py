@@ -1,7 +1,8 @@
 """The one git runner, and the git questions perfgate asks (revisions, merge base, changed
 files, a file at a commit, a commit's tree exported for measuring).
 
-`Git` runs ``git -C REPO ...`` and returns the completed process, or its output with a failure
+`Git` runs ``git -C REPO ...`` in the allow-list environment of every child process
+(``secrets.child_environment``) and returns the completed process, or its output with a failure
 raised as an error naming the command. ``isolated=True`` (the history branch writer, which
 holds push credentials on runners that also build pull requests) ignores the global and
 system git configuration and every hook.
@@ -20,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from perfgate.errors import RunnerError
-from perfgate.secrets import redact_url
+from perfgate.secrets import child_environment, redact_url
 
 #: Settings for every isolated git call: the push credentials live in this process's
 #: environment (GIT_CONFIG_* from the workflow), and a runner that also benchmarks pull
@@ -30,6 +31,9 @@ _ISOLATED_ENV = {
     "GIT_CONFIG_GLOBAL": os.devnull,
     "GIT_CONFIG_NOSYSTEM": "1",
 }
+#: What an isolated (history-writing) git keeps beyond the allow-list: its push credentials
+#: (GIT_CONFIG_*, GIT_ASKPASS, GIT_SSH_COMMAND) and the ssh agent, which no other child gets.
+_ISOLATED_PASSTHROUGH = ("GIT_", "SSH_AUTH_SOCK")
 _ISOLATED_ARGS = ("-c", f"core.hooksPath={os.devnull}", "-c", "core.fsmonitor=false")
 _SHA = re.compile(r"[0-9a-f]{40}")
 _COMPLETE = ".perfgate-export-complete"
@@ -51,7 +55,8 @@ class Git:
         error: type[Exception] = GitError,
     ) -> None:
         self.repo = repo
-        self.env = {**os.environ, **(_ISOLATED_ENV if isolated else {}), **(env or {})}
+        inherited = child_environment(os.environ, _ISOLATED_PASSTHROUGH if isolated else ())
+        self.env = {**inherited, **(_ISOLATED_ENV if isolated else {}), **(env or {})}
         self.args = _ISOLATED_ARGS if isolated else ()
         self.error = error
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import shutil
 import time
 from collections.abc import Callable, Mapping
@@ -50,6 +51,16 @@ COMPARABILITY_KEYS = (
     "threading_layer",
     "num_threads",
     "versions",
+    "codegen_env",
+)
+#: Environment variables that change the code numba generates or the threads that run it
+#: (numba's threading layer, thread count, optimisation level, target CPU and vectoriser
+#: switches; OpenMP, MKL, OpenBLAS, BLIS and numexpr threading and affinity). Runs that
+#: differ in any of them are not comparable.
+CODEGEN_ENV = re.compile(
+    r"NUMBA_(THREADING_LAYER|NUM_THREADS|OPT|CPU_NAME|CPU_FEATURES|LOOP_VECTORIZE|"
+    r"SLP_VECTORIZE|ENABLE_AVX|DISABLE_JIT|BOUNDSCHECK|DISABLE_INTEL_SVML|DISABLE_PARALLEL)"
+    r"|(OMP|GOMP|KMP|MKL|OPENBLAS|BLIS|NUMEXPR)_\w+|GOTO_NUM_THREADS|VECLIB_MAXIMUM_THREADS"
 )
 
 
@@ -204,6 +215,7 @@ class Fingerprint:
     loadavg: tuple[float, float, float] | None = None
     cpu_utilisation: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    codegen_env: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict."""
@@ -229,12 +241,17 @@ def differing_keys(
     out: list[str] = []
     for key in keys:
         left, right = getattr(a, key), getattr(b, key)
-        if key == "versions":
+        if key in ("versions", "codegen_env"):
             names = sorted(set(left) | set(right))
-            out += [f"versions.{n}" for n in names if left.get(n) != right.get(n)]
+            out += [f"{key}.{n}" for n in names if left.get(n) != right.get(n)]
         elif left != right:
             out.append(key)
     return out
+
+
+def codegen_environment(env: Mapping[str, Any]) -> dict[str, str]:
+    """The `CODEGEN_ENV` variables of ``env`` (sorted, values as text)."""
+    return {name: str(env[name]) for name in sorted(env) if CODEGEN_ENV.fullmatch(name)}
 
 
 def collect_fingerprint(
@@ -249,10 +266,12 @@ def collect_fingerprint(
         affinity, memory_policy = format_cpulist(plan.cpus), plan.memory_policy
         layer = plan.env.get("NUMBA_THREADING_LAYER", UNKNOWN)
         threads: int | None = int(plan.env.get("NUMBA_NUM_THREADS", "0")) or None
+        codegen = codegen_environment({**os.environ, **plan.env})
     else:
         affinity = format_cpulist(os.sched_getaffinity(0))
         memory_policy, threads = NO_MEMORY_POLICY, None
         layer = os.environ.get("NUMBA_THREADING_LAYER", "default")
+        codegen = codegen_environment(os.environ)
     return Fingerprint(
         cpu_model=read_cpu_model(root),
         cores=topology.num_cores,
@@ -270,6 +289,7 @@ def collect_fingerprint(
         versions=library_versions(),
         loadavg=read_loadavg(root),
         cpu_utilisation=measure_utilisation(root, window, sleep),
+        codegen_env=codegen,
     )
 
 

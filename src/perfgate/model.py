@@ -244,6 +244,13 @@ class EnvironmentCheck:
         keys = (set(self.base) | set(self.head)) - set(self.ignore)
         return tuple(sorted(k for k in keys if self.base.get(k) != self.head.get(k)))
 
+    def differences(self) -> tuple[str, ...]:
+        """Each differing key with both values: ``key (base X, head Y)``."""
+        return tuple(
+            f"{k} (base {self.base.get(k)!r}, head {self.head.get(k)!r})"
+            for k in self.differing_keys
+        )
+
 
 @dataclass(frozen=True)
 class Finding:

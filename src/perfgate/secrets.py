@@ -1,56 +1,255 @@
-"""Keeping secrets out of child processes and out of every text perfgate shows or posts.
+"""Keeping secrets out of child processes and out of everything perfgate shows or posts.
 
 The gate runs third-party code (the parity command, asv, the benchmarks of a pull request);
-none of it needs a GitHub token, and whatever it prints may end up in a report that is
-posted publicly. So :func:`without_secrets` drops secret-looking variables from a child's
-environment, :func:`redact` replaces their values in any text that came back, and
-:func:`redact_url` removes credentials from git remote URLs.
+none of it needs a credential, and whatever it prints may end up in a report that is posted
+publicly. This module is the one place that knows what a secret is:
+
+- :func:`is_secret_name` and :func:`secret_values` find the secrets of an environment: the
+  values of variables named like ``*_PAT``, ``*PASS*``, ``*SECRET*``, ``*TOKEN*``, ``*KEY*``,
+  ``*CREDENTIAL*``, ``SSH_AUTH_SOCK``, the cloud credential variables (`CLOUD_PREFIXES`,
+  `CLOUD_NAMES`), and the ``user:password`` part of URLs (``*_URL``, ``*_URI``, ``*_DSN``
+  and any value with ``://``).
+- :class:`Redactor` replaces each secret in any text, in every form a report can give it:
+  raw, markdown-escaped (as the report renderer escapes), HTML-escaped, URL-encoded, JSON-
+  and shell-quoted. Redact *before* cutting text short, or a secret's suffix survives.
+- :func:`child_environment` is the allow-list environment of every child process.
+- :func:`redacted_output` redacts everything written to stdout and stderr (the CLI's
+  messages, logs and tracebacks).
+- :func:`redact_url` removes credentials from URLs (git remotes) in messages.
 """
 
 from __future__ import annotations
 
+import html
+import json
 import re
-from collections.abc import Mapping, Sequence
+import shlex
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, TextIO, cast
+from urllib.parse import quote, quote_plus, unquote, urlsplit
 
 REDACTED = "***"
 #: ``user:token@`` in a URL (a git remote with credentials).
 _URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
 
-#: Variable names that hold credentials (GITHUB_TOKEN, ACTIONS_RUNTIME_TOKEN, AWS_SECRET_...).
-SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSW(OR)?D|CREDENTIAL|API_?KEY|PRIVATE_?KEY", re.I)
+#: Variable names that hold credentials (GITHUB_TOKEN, GH_PAT, GPG_PASSPHRASE, *_API_KEY...).
+SECRET_NAME = re.compile(r"_PAT$|PASS|SECRET|TOKEN|KEY|CREDENTIAL", re.I)
+#: Cloud credential variables by prefix: the AWS CLI/SDK variables (AWS_ACCESS_KEY_ID,
+#: AWS_SESSION_TOKEN, AWS_PROFILE, AWS_WEB_IDENTITY_TOKEN_FILE...), Azure Identity's
+#: EnvironmentCredential (AZURE_CLIENT_ID, AZURE_CLIENT_SECRET, AZURE_USERNAME...), Terraform's
+#: Azure provider (ARM_*) and the Google Cloud SDK (CLOUDSDK_*).
+CLOUD_PREFIXES = ("AWS_", "AZURE_", "ARM_", "CLOUDSDK_")
+#: Single credential variables: Google application default credentials, the ssh and gpg
+#: agents, Kubernetes and Docker registry configuration.
+CLOUD_NAMES = frozenset(
+    {
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "GOOGLE_OAUTH_ACCESS_TOKEN",
+        "SSH_AUTH_SOCK",
+        "SSH_AGENT_PID",
+        "GPG_AGENT_INFO",
+        "KUBECONFIG",
+        "DOCKER_AUTH_CONFIG",
+    }
+)
+#: Variables whose values may be URLs with ``user:password@`` (DATABASE_URL, PIP_INDEX_URL).
+URL_NAME = re.compile(r"(_URL|_URI|_DSN)$", re.I)
 #: Values shorter than this are not treated as secrets when redacting ("0", "true" would
 #: otherwise be starred out of every line); real tokens are far longer.
 MIN_SECRET_LENGTH = 8
 
+#: What every child process (asv, benchmarks, the parity command, git, pip) may see.
+CHILD_NAMES = frozenset(
+    {
+        *("PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "TZ", "LANG", "LANGUAGE"),
+        *("TMPDIR", "TMP", "TEMP", "SOURCE_DATE_EPOCH", "VIRTUAL_ENV", "CONDA_PREFIX"),
+        *("CI", "GITHUB_ACTIONS", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"),
+        *("MUJOCO_GL", "PYOPENGL_PLATFORM", "SYSTEMROOT", "COMSPEC", "PATHEXT"),
+    }
+)
+#: Prefixes of allowed names: locale, the threading and cache settings of numba, OpenMP,
+#: MKL, OpenBLAS and BLIS, asv's and perfgate's own settings, Python's, and pip's (for asv
+#: environments). A secret-named or credential-holding variable is refused even here.
+CHILD_PREFIXES = (
+    *("LC_", "NUMBA_", "OMP_", "GOMP_", "KMP_", "MKL_", "OPENBLAS_", "GOTO_", "BLIS_"),
+    *("VECLIB_", "NUMEXPR_", "ASV_", "PERFGATE_", "PYTHON", "PIP_"),
+)
 
-def redact(text: str, secrets: Sequence[str]) -> str:
-    """``text`` with every non-empty secret replaced by ``***``."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, REDACTED)
-    return text
+
+def is_secret_name(name: str) -> bool:
+    """True when a variable called ``name`` holds a credential (see the module docstring)."""
+    upper = name.upper()
+    return bool(
+        SECRET_NAME.search(name) or upper in CLOUD_NAMES or upper.startswith(CLOUD_PREFIXES)
+    )
+
+
+def url_credentials(value: str) -> tuple[str, ...]:
+    """The ``user:password`` / ``password`` / ``token`` parts of a URL (raw and decoded)."""
+    try:
+        parts = urlsplit(value.strip())
+    except ValueError:
+        return ()
+    userinfo = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""
+    if not userinfo:
+        return ()
+    user, _, password = userinfo.partition(":")
+    found = {userinfo, unquote(userinfo), password, unquote(password)}
+    if not password:  # https://TOKEN@host: the user name is the credential
+        found |= {user, unquote(user)}
+    return tuple(v for v in found if v)
+
+
+def _holds_credential(name: str, value: str) -> bool:
+    return is_secret_name(name) or bool(_is_url(name, value) and url_credentials(value))
+
+
+def _is_url(name: str, value: str) -> bool:
+    return bool(URL_NAME.search(name)) or "://" in value
+
+
+def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
+    """The secret values of ``env`` worth redacting (`MIN_SECRET_LENGTH` or longer), longest
+    first."""
+    values: set[str] = set()
+    for name, value in env.items():
+        if is_secret_name(name):
+            values.add(value)
+        if _is_url(name, value):
+            values.update(url_credentials(value))
+    return tuple(sorted((v for v in values if len(v) >= MIN_SECRET_LENGTH), key=len, reverse=True))
+
+
+def _markdown_escaped(value: str) -> str:
+    """``value`` as the report renderer escapes text (see ``perfgate.pipeline.render``)."""
+    from perfgate.pipeline.render import md_escape  # lazy: the renderer imports much more
+
+    return md_escape(value)
+
+
+def encoded_forms(secret: str) -> set[str]:
+    """Every form in which ``secret`` can appear in perfgate's output: raw and as the
+    markdown report escapes it, each HTML-escaped (``html.escape`` and jinja2's autoescape),
+    URL-encoded (``quote``, ``quote_plus``), JSON-escaped and shell-quoted."""
+    forms = {secret, _markdown_escaped(secret)}
+    for text in tuple(forms):
+        plain = html.escape(text, quote=False)
+        forms |= {html.escape(text), plain, plain.replace("'", "&#39;").replace('"', "&#34;")}
+    forms |= {quote(secret), quote(secret, safe=""), quote_plus(secret), shlex.quote(secret)}
+    forms |= {json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
+    return {f for f in forms if f}
+
+
+@dataclass(frozen=True)
+class Redactor:
+    """Replaces every form of a set of secrets with ``***`` (longest first)."""
+
+    forms: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, secrets: Iterable[str]) -> Redactor:
+        """A redactor for the given secret values (empty ones are ignored)."""
+        forms: set[str] = set()
+        for secret in secrets:
+            if secret:
+                forms |= encoded_forms(secret)
+        return cls(tuple(sorted(forms, key=lambda f: (-len(f), f))))
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str], extra: Iterable[str] = ()) -> Redactor:
+        """A redactor for the secrets of ``env`` (and ``extra`` values, e.g. a token)."""
+        return cls.of((*secret_values(env), *extra))
+
+    def text(self, text: str) -> str:
+        """``text`` with every form of every secret replaced."""
+        for form in self.forms:
+            if form in text:
+                text = text.replace(form, REDACTED)
+        return text
+
+    def value(self, value: Any) -> Any:
+        """A JSON-like value with every string (keys too) redacted."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, Mapping):
+            return {self.value(k): self.value(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.value(v) for v in value]
+        return value
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every form of every non-empty secret replaced by ``***``."""
+    return Redactor.of(secrets).text(text)
 
 
 def redact_env(text: str, env: Mapping[str, str]) -> str:
     """``text`` with the values of ``env``'s secrets replaced by ``***``."""
-    return redact(text, secret_values(env))
+    return Redactor.from_env(env).text(text)
 
 
-def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
-    """The values of ``env``'s secret-named variables worth redacting, longest first."""
-    values = {
-        value
-        for name, value in env.items()
-        if SECRET_NAME.search(name) and len(value) >= MIN_SECRET_LENGTH
-    }
-    return tuple(sorted(values, key=len, reverse=True))
+def child_environment(env: Mapping[str, str], passthrough: tuple[str, ...] = ()) -> dict[str, str]:
+    """The allow-listed part of ``env`` for a child process (`CHILD_NAMES`, `CHILD_PREFIXES`).
+
+    Secret-named variables and URLs with credentials are dropped even when allowed;
+    ``passthrough`` prefixes are kept whatever they hold (the history writer's git needs its
+    ``GIT_CONFIG_*`` credentials; nothing else does).
+    """
+    kept: dict[str, str] = {}
+    for name, value in env.items():
+        if passthrough and name.startswith(passthrough):
+            kept[name] = value
+        elif _allowed(name) and not _holds_credential(name, value):
+            kept[name] = value
+    return kept
 
 
-def without_secrets(env: Mapping[str, str]) -> dict[str, str]:
-    """``env`` minus its secret-named variables (for child processes)."""
-    return {name: value for name, value in env.items() if not SECRET_NAME.search(name)}
+def _allowed(name: str) -> bool:
+    return name in CHILD_NAMES or name.startswith(CHILD_PREFIXES)
 
 
 def redact_url(text: str) -> str:
     """``text`` without ``user:token@`` in URLs, so remotes with credentials never reach a log."""
     return _URL_CREDENTIALS.sub(REDACTED + "@", text)
+
+
+class RedactingStream:
+    """A text stream that redacts every write before passing it on (the CLI wraps stdout and
+    stderr in it, so nothing printed, logged or shown in a traceback carries a secret)."""
+
+    def __init__(self, stream: TextIO, redactor: Redactor) -> None:
+        self.stream = stream
+        self.redactor = redactor
+
+    def write(self, text: str) -> int:
+        """Write ``text`` redacted; returns the length of ``text`` (callers count on it)."""
+        self.stream.write(self.redactor.text(text))
+        return len(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        """Write each of ``lines`` redacted."""
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        """Flush the wrapped stream."""
+        self.stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+@contextmanager
+def redacted_output(env: Mapping[str, str]) -> Iterator[Redactor]:
+    """Redact the secrets of ``env`` from everything written to stdout and stderr meanwhile."""
+    redactor = Redactor.from_env(env)
+    out, err = sys.stdout, sys.stderr
+    sys.stdout = cast(TextIO, RedactingStream(out, redactor))
+    sys.stderr = cast(TextIO, RedactingStream(err, redactor))
+    try:
+        yield redactor
+    finally:
+        sys.stdout, sys.stderr = out, err

@@ -87,3 +87,31 @@ def test_half_written_export_is_rebuilt(repo: Path, tmp_path: Path) -> None:
     out = export_commit(repo, sha, tmp_path / "exports")
     assert not (out / "junk").exists()
     assert (out / "src" / "pkg" / "__init__.py").exists()
+
+
+def _git_environment(repo: Path, isolated: bool) -> set[str]:
+    """The variable names a git child of `git.Git` sees (through a shell alias)."""
+    runner = git.Git(repo, isolated=isolated)
+    done = runner.run("-c", "alias.showenv=!env", "showenv")
+    assert done.returncode == 0, done.stderr
+    return {line.partition("=")[0] for line in done.stdout.decode().splitlines()}
+
+
+def test_git_children_get_the_allow_list_environment(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git (and what it runs: hooks, aliases, credential helpers) sees no credential of the
+    gate; only the history writer's isolated git keeps its push configuration."""
+    monkeypatch.setenv("GH_PAT", "github_pat_" + "q" * 30)
+    monkeypatch.setenv("GPG_PASSPHRASE", "correct horse battery")
+    monkeypatch.setenv("DATABASE_URL", "postgres://app:hunter2hunter2@db/perf")
+    monkeypatch.setenv("SSH_AUTH_SOCK", "/tmp/agent.sock")
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "http.https://example.invalid/.extraheader")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "AUTHORIZATION: basic c2VjcmV0")
+    plain = _git_environment(repo, isolated=False)
+    assert not plain & {"GH_PAT", "GPG_PASSPHRASE", "DATABASE_URL", "SSH_AUTH_SOCK"}
+    assert not plain & {"GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0"}
+    writer = _git_environment(repo, isolated=True)
+    assert not writer & {"GH_PAT", "GPG_PASSPHRASE", "DATABASE_URL"}
+    assert {"GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0"} <= writer

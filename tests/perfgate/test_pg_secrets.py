@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from perfgate.secrets import redact, secret_values, without_secrets
+import html
+import json
+from urllib.parse import quote, quote_plus
+
+import pytest
+
+from perfgate.pipeline.render import md_escape
+from perfgate.secrets import child_environment, redact, redact_env, secret_values
 
 ENV = {
     "GITHUB_TOKEN": "ghp_abcdefghijklmnop",
@@ -32,11 +39,65 @@ def test_secret_values_are_the_long_values_of_secret_names() -> None:
     assert [len(v) for v in values] == sorted((len(v) for v in values), reverse=True)
 
 
-def test_without_secrets_drops_every_secret_name() -> None:
-    assert without_secrets(ENV) == {"HOME": "/home/runner", "GITHUB_REPOSITORY": "owner/name"}
+def test_child_environment_is_an_allow_list() -> None:
+    assert child_environment(ENV) == {"HOME": "/home/runner"}
 
 
 def test_redact() -> None:
     text = f"token={ENV['GITHUB_TOKEN']} key={ENV['OPENAI_API_KEY']} n=1"
     assert redact(text, secret_values(ENV)) == "token=*** key=*** n=1"
     assert redact("a secret b secret", ["secret", ""]) == "a *** b ***"
+
+
+SECRET = "tok_en*with|all`the[specials]&<kind>'of\"chars#@x y+z/"
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        SECRET,
+        md_escape(SECRET),
+        html.escape(SECRET),
+        html.escape(SECRET, quote=False),
+        quote(SECRET),
+        quote(SECRET, safe=""),
+        quote_plus(SECRET),
+        json.dumps(SECRET)[1:-1],
+    ],
+)
+def test_every_form_of_a_secret_is_redacted(form: str) -> None:
+    """The report escapes what it shows (``ghp\\_...`` in markdown): every form goes."""
+    assert redact_env(f"before {form} after", {"GITHUB_TOKEN": SECRET}) == "before *** after"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("GH_PAT", "github_pat_0123456789"),
+        ("GPG_PASSPHRASE", "correct horse battery"),
+        ("MY_PASSWD", "p4ssw0rd-long"),
+        ("SIGNING_KEY", "-----BEGIN KEY-----"),
+        ("npm_config_secret", "s3cr3t-value"),
+        ("SSH_AUTH_SOCK", "/tmp/ssh-XXXX/agent.42"),
+        ("AWS_ACCESS_KEY_ID", "AKIAIOSFODNN7EXAMPLE"),
+        ("AZURE_CLIENT_SECRET", "azure-client-secret"),
+        ("GOOGLE_APPLICATION_CREDENTIALS", "/home/runner/gcp.json"),
+    ],
+)
+def test_secret_names(name: str, value: str) -> None:
+    assert redact_env(f"x {value} y", {name: value}) == "x *** y"
+    assert name not in child_environment({name: value})
+
+
+def test_credentials_in_url_values_are_secrets() -> None:
+    env = {"DATABASE_URL": "postgres://app:hunter2%2Fsecret@db.internal:5432/perf"}
+    assert redact_env("password hunter2/secret", env) == "password ***"
+    assert redact_env("dsn app:hunter2%2Fsecret@db", env) == "dsn ***@db"
+    assert "DATABASE_URL" not in child_environment({**env, "PATH": "/bin"})
+    token_as_user = {"REMOTE_URL": "https://ghp_tokenasusername@github.com/o/r"}
+    assert redact_env("ghp_tokenasusername", token_as_user) == "***"
+
+
+def test_no_secret_no_change() -> None:
+    text = "| a\\_b | 1.00 | https://example.com/x?y=1 |"
+    assert redact_env(text, {"HOME": "/home/runner", "GITHUB_API_URL": "https://api.x"}) == text

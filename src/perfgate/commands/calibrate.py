@@ -27,6 +27,7 @@ import sys
 from typing import Any
 
 from perfgate import cli_args
+from perfgate.atomic import check_output_dir
 from perfgate.errors import RunnerError, UserError
 from perfgate.pipeline import calibrate
 from perfgate.pipeline.context import GateOptions
@@ -60,6 +61,8 @@ def run(opts: GateOptions, rounds: int, hooks: Hooks | None = None) -> int:
     """Calibrate and write the noise file; print a summary; 0 or 3."""
     hooks = hooks or Hooks()
     try:
+        if opts.work_dir is not None:
+            check_output_dir(opts.work_dir, "--work-dir", "exports, rounds and noise floors")
         path, floors = calibrate.calibrate(opts, rounds, hooks)
     except (UserError, RunnerError, OSError) as exc:
         print(f"perfgate calibrate: error: {exc}", file=sys.stderr)

@@ -1,12 +1,18 @@
 """`perfgate compare`: statistics and a report from stored asv results; runs nothing.
 
     perfgate compare RESULTS_DIR --base SHA --head SHA [--machine M] [--env E]
-        [--config pyproject.toml] [--report-dir DIR] [--bench REGEX]
+        [--config pyproject.toml | --defaults] [--report-dir DIR] [--bench REGEX]
         [--confirm-results DIR] [--samples FILE] [--parity-result FILE]
 
 Prints the markdown report, optionally writes report.md, report.html and verdict.json into
 ``--report-dir`` (new files only, written atomically) and exits with the verdict code
 (0 pass, 1 regression, 2 parity failure, 3 error).
+
+The policy is ``[tool.perfgate]`` of ``--config``, else of ./pyproject.toml; when neither
+has one, compare refuses (exit 3, naming where it looked) unless ``--defaults`` asks for the
+built-in defaults, which know no higher-is-better benchmarks (a throughput loss would pass as
+an improvement). ``--report-dir`` is checked before anything runs, and the report is printed
+only once its files are written.
 """
 
 from __future__ import annotations
@@ -36,6 +42,12 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--config", help="pyproject.toml with [tool.perfgate] (default: ./pyproject.toml)"
     )
+    p.add_argument(
+        "--defaults",
+        action="store_true",
+        help="without a [tool.perfgate] configuration, use the built-in defaults "
+        "(no higher-is-better rules) instead of refusing",
+    )
     p.add_argument("--report-dir", help="write report.md, report.html, verdict.json here")
     p.add_argument(
         "--bench", type=cli_args.regex, help="only benchmarks whose name matches this regex"
@@ -62,6 +74,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         samples_path=args.samples,
         parity_path=args.parity_result,
         noise_path=args.noise,
+        defaults=args.defaults,
     )
 
 
@@ -79,6 +92,7 @@ def run(
     samples_path: str | None = None,
     parity_path: str | None = None,
     noise_path: str | None = None,
+    defaults: bool = False,
     write: Callable[[str], None] = print,
 ) -> int:
     """Compare two stored commits, print the markdown report, write files, return the exit code."""
@@ -92,12 +106,13 @@ def run(
         "samples": samples_path,
         "parity": parity_path,
         "noise": noise_path,
+        "defaults": "yes" if defaults else None,
     }
     inputs = stored_results.read_inputs(results_dir, base, head, opts)
     command = stored_results.command_line(results_dir, inputs.machine, base, head, opts)
     report = stored_results.build_report(inputs, command)
-    markdown = render.render_markdown(report)
-    write(markdown)
-    if report_dir is not None:
+    markdown = publish.redact(render.render_markdown(report))
+    if report_dir is not None:  # written first: nothing is printed that is not final
         publish.write_reports(Path(report_dir), report, markdown)
+    write(markdown)
     return report.decision.exit_code

@@ -16,13 +16,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from perfgate.atomic import write_text_atomic
+from perfgate.atomic import check_output_dir, write_text_atomic
 from perfgate.errors import UserError
 from perfgate.verdict import VERDICT_NAMES
 
 MARKER = "<!-- perfgate-report -->"
 REPORT_FILES = ("report.md", "report.html", "verdict.json")
 VERDICT_API_VERSION = 1
+
+
+def check_report_dir(report_dir: str | os.PathLike[str]) -> None:
+    """Refuse a report folder that cannot take new report files, before anything runs
+    (an existing file, a path under a file, a place this process may not write)."""
+    check_output_dir(report_dir, "report dir", "report.md, report.html and verdict.json")
 
 
 def check_free(report_dir: str | os.PathLike[str]) -> None:

@@ -145,7 +145,7 @@ def decide(
     """Combine everything into one `GateDecision` (pure; see module docstring for the order)."""
     findings: list[tuple[GateVerdict, str]] = [(GateVerdict.ERROR, e) for e in errors]
     if environment is not None and environment.differing_keys:
-        keys = ", ".join(environment.differing_keys)
+        keys = "; ".join(environment.differences())
         findings.append(
             (GateVerdict.ERROR, f"comparison refused: machine fingerprints differ in {keys}")
         )

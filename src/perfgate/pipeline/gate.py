@@ -1,6 +1,8 @@
 """One gate run, its stages in order: context -> parity -> measure (with sampling) ->
 compare -> decide -> render -> publish. Every failure to decide becomes an ERROR report
-(exit 3), never a pass; the report is written even then.
+(exit 3), never a pass; the report is written even then. A report folder that cannot take
+the report is refused before anything runs; the report is printed only once it is written,
+and printed, written and posted without the secrets of the environment.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import traceback
 from collections.abc import Sequence
 
 from perfgate import machine
+from perfgate.atomic import check_output_dir
 from perfgate.config import GateConfig
 from perfgate.errors import RunnerError, UserError
 from perfgate.formats import report_files
@@ -33,6 +36,9 @@ from perfgate.verdict import GateVerdict
 def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
     """Run the gate, print and write the report (and post it); returns the exit code."""
     hooks = hooks or Hooks()
+    report_files.check_report_dir(opts.report_dir)  # misuse is a clean error before any run
+    if opts.work_dir is not None:
+        check_output_dir(opts.work_dir, "--work-dir", "exports, rounds and noise floors")
     try:
         # a run that dies (killed, out of memory) must not leave an earlier verdict to post
         report_files.archive_previous(opts.report_dir)
@@ -43,13 +49,15 @@ def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
     except Exception as exc:  # fail closed: a crash is an ERROR report, never a stale pass
         hooks.log(redact_env(traceback.format_exc(), os.environ))
         report = _error_report(opts, f"internal error: {type(exc).__name__}: {exc}")
-    markdown = render.render_markdown(report)
-    hooks.write(markdown)
-    try:
+    markdown = publish.redact(render.render_markdown(report))
+    try:  # written first: nothing is printed as a verdict that is not final
         publish.replace_reports(opts.report_dir, report, markdown)
     except (UserError, OSError) as exc:
-        hooks.log(f"error: cannot write the report to {opts.report_dir}: {exc}")
+        hooks.log(
+            redact_env(f"error: cannot write the report to {opts.report_dir}: {exc}", os.environ)
+        )
         return GateVerdict.ERROR.exit_code
+    hooks.write(markdown)
     code = report.decision.exit_code
     if opts.post:
         assert opts.pr is not None

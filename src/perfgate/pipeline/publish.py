@@ -1,5 +1,11 @@
 """The publish stage: the report folder on disk, and the report posted to the pull request
-(a sticky comment and the ``perfgate`` commit status)."""
+(a sticky comment and the ``perfgate`` commit status).
+
+Everything that leaves the process here is redacted first (``secrets.Redactor``: the
+secrets of the environment in every escaped and encoded form), before any truncation: the
+report files, the printed report, the comment body, the status description and target URL,
+the dry-run output and the log messages.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -24,16 +31,23 @@ from perfgate.github import (
 )
 from perfgate.pipeline import render
 from perfgate.retry import RetryPolicy
-from perfgate.secrets import redact
+from perfgate.secrets import Redactor
 from perfgate.verdict import EXIT_ERROR, EXIT_OK, CommitState, state_for
 
 LOG = logging.getLogger(__name__)
 
 
+def redact(text: str, env: Mapping[str, str] | None = None) -> str:
+    """``text`` without the secrets of ``env`` (default: this process's environment)."""
+    return Redactor.from_env(os.environ if env is None else env).text(text)
+
+
 def write_reports(folder: Path, report: render.Report, markdown: str) -> None:
-    """Write report.md, report.html and verdict.json as new files."""
-    html = render.render_html(report)
-    report_files.write_reports(folder, markdown, html, render.verdict_json(report))
+    """Write report.md, report.html and verdict.json as new files, redacted."""
+    redactor = Redactor.from_env(os.environ)
+    html = redactor.text(render.render_html(report))
+    verdict = redactor.value(render.verdict_json(report))
+    report_files.write_reports(folder, redactor.text(markdown), html, verdict)
 
 
 def replace_reports(folder: Path, report: render.Report, markdown: str) -> None:
@@ -42,12 +56,12 @@ def replace_reports(folder: Path, report: render.Report, markdown: str) -> None:
     write_reports(folder, report, markdown)
 
 
-def _load(report_dir: Path, sha: str | None) -> ReportFiles | None:
+def _load(report_dir: Path, sha: str | None, redactor: Redactor) -> ReportFiles | None:
     """The report, or None (logged) when it cannot be read: then an error is posted."""
     try:
         return report_files.read_report(report_dir, expect_head=sha)
     except ValueError as exc:
-        LOG.error("perfgate post: %s", exc)
+        LOG.error("perfgate post: %s", redactor.text(str(exc)))
         return None
 
 
@@ -90,8 +104,9 @@ def post_report(
     env = os.environ if env is None else env
     out = sys.stdout if out is None else out
     sha = sha or env.get("GITHUB_SHA") or None
-    secrets = (env.get("GITHUB_TOKEN", ""),)
-    report = _load(report_dir, sha)
+    redactor = Redactor.from_env(env, (env.get("GITHUB_TOKEN", ""),))
+    report = _redacted(_load(report_dir, sha, redactor), redactor)
+    report_url = redactor.text(report_url) if report_url else report_url
     state, summary, body = _planned_post(report, report_url)
     if dry_run:
         _print_dry_run(out, pr, sha, body, state.value, status_description(summary))
@@ -103,9 +118,18 @@ def post_report(
         author = comment_author or env.get("PERFGATE_COMMENT_AUTHOR") or DEFAULT_COMMENT_AUTHOR
         poster = Poster(api or client_from_env(env), policy, sleep, author=author)
     except ValueError as exc:
-        LOG.error("perfgate post: %s", redact(str(exc), secrets))
+        LOG.error("perfgate post: %s", redactor.text(str(exc)))
         return EXIT_ERROR
     return _post(poster, pr, sha, report_url, body, state, summary, report is not None, out)
+
+
+def _redacted(report: ReportFiles | None, redactor: Redactor) -> ReportFiles | None:
+    """``report`` with its markdown and summary redacted (before any shortening)."""
+    if report is None:
+        return None
+    return replace(
+        report, markdown=redactor.text(report.markdown), summary=redactor.text(report.summary)
+    )
 
 
 def _post(

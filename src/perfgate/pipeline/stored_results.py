@@ -7,13 +7,16 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from perfgate.config import GateConfig, load_config
-from perfgate.errors import UserError
+from perfgate.errors import ConfigError, UserError
 from perfgate.formats import asv_results, report_files, samples
 from perfgate.formats.benchmarks_json import read_benchmarks
 from perfgate.formats.noise import read_noise_floors
 from perfgate.formats.parity_result import read_parity
+from perfgate.machine import codegen_environment
 from perfgate.model import CaseKey, EnvironmentCheck, Measurement, ParityResult
 from perfgate.pipeline import decide, render
 from perfgate.pipeline.compare.compile_times import compile_times
@@ -102,13 +105,59 @@ def _paired(
     return select(base, bench), select(head, bench)
 
 
+def compare_config(config_path: str | None, *, defaults: bool) -> GateConfig:
+    """The ``--config`` file, else ``./pyproject.toml``; without ``[tool.perfgate]`` there,
+    an error naming where it looked, unless ``defaults`` opts into the built-in defaults
+    (which have no higher-is-better rules: a throughput loss would read as a speed-up)."""
+    if config_path is not None:
+        return load_config(config_path)
+    where = Path("pyproject.toml").resolve()
+    if defaults:
+        return load_config(where, required=False)
+    try:
+        return load_config(where)
+    except ConfigError as exc:
+        raise ConfigError(
+            f"no configuration: looked for [tool.perfgate] in {where} ({exc}); "
+            "pass --config PYPROJECT, or --defaults for the built-in defaults"
+        ) from None
+
+
+def recorded_environment(results: asv_results.ResultSet) -> dict[str, Any]:
+    """What asv recorded of one side's machine and environment that must match the other's:
+    its machine parameters, and the variables of its environment that change codegen or
+    threading (``machine.CODEGEN_ENV``, as ``env_vars.NAME``)."""
+    codegen = codegen_environment(results.env_vars)
+    return {**results.machine_info, **{f"env_vars.{k}": v for k, v in codegen.items()}}
+
+
+def check_confirmation(
+    confirm_dir: str, loaded: Loaded, confirm: Loaded, ignore: tuple[str, ...]
+) -> None:
+    """Refuse confirmation results recorded on another machine or environment than the
+    compared ones (a re-run elsewhere confirms nothing); names the keys and both values."""
+    expected = recorded_environment(loaded.base)
+    for side, results in (("base", confirm.base), ("head", confirm.head)):
+        recorded = recorded_environment(results)
+        differing = EnvironmentCheck(expected, recorded, ignore).differing_keys
+        if differing:
+            found = "; ".join(
+                f"{k} (compared {expected.get(k)!r}, confirmation {recorded.get(k)!r})"
+                for k in differing
+            )
+            raise UserError(
+                f"--confirm-results {confirm_dir}: the {side} results were recorded in another "
+                f"environment than the compared ones: {found}"
+            )
+
+
 def read_inputs(results_dir: str, base: str, head: str, opts: Mapping[str, str | None]) -> Inputs:
     """Read the configuration, the results of both commits and the optional files."""
-    config_path = opts.get("config")
-    config = load_config(config_path or "pyproject.toml", required=config_path is not None)
     report_dir = opts.get("report_dir")
     if report_dir is not None:
+        report_files.check_report_dir(report_dir)
         report_files.check_free(report_dir)
+    config = compare_config(opts.get("config"), defaults=bool(opts.get("defaults")))
     machine = resolve_machine(results_dir, opts.get("machine"))
     env, bench = opts.get("env"), opts.get("bench")
     loaded = _load(results_dir, machine, base, head, env, bench)
@@ -116,6 +165,7 @@ def read_inputs(results_dir: str, base: str, head: str, opts: Mapping[str, str |
     confirm = None
     if confirm_dir is not None:
         confirm = _load(confirm_dir, resolve_machine(confirm_dir, machine), base, head, env, bench)
+        check_confirmation(confirm_dir, loaded, confirm, config.fingerprint_ignore)
     noise_path = opts.get("noise")
     return Inputs(
         config=config,
@@ -138,6 +188,8 @@ def command_line(
         value = opts.get(name)
         if value is not None:
             argv += [flag, value]
+    if opts.get("defaults"):
+        argv.append("--defaults")
     return shlex.join(argv)
 
 
@@ -160,7 +212,9 @@ def build_report(inputs: Inputs, command: str) -> render.Report:
     )
     scaling, variant_scaling = scaling_rows(loaded.base_m, loaded.head_m, cfg)
     environment = EnvironmentCheck(
-        loaded.base.machine_info, loaded.head.machine_info, cfg.fingerprint_ignore
+        recorded_environment(loaded.base),
+        recorded_environment(loaded.head),
+        cfg.fingerprint_ignore,
     )
     decision = decide.decide(rows, variants, cfg, parity=inputs.parity, environment=environment)
     return render.Report(

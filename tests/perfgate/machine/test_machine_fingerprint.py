@@ -12,6 +12,7 @@ from fake_sysfs import FakeRoot
 
 from perfgate.machine import (
     Fingerprint,
+    codegen_environment,
     collect_fingerprint,
     cpu_utilisation,
     differing_keys,
@@ -118,3 +119,30 @@ def test_library_versions_are_real() -> None:
 
     versions = library_versions()
     assert versions["numpy"] == numpy.__version__ and versions["numba"] == numba.__version__
+
+
+def test_codegen_environment_names() -> None:
+    env = {
+        "NUMBA_OPT": "3",
+        "NUMBA_CPU_NAME": "generic",
+        "NUMBA_CPU_FEATURES": "+avx2",
+        "NUMBA_NUM_THREADS": "2",
+        "MKL_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "NUMBA_CACHE_DIR": "/tmp/cache",
+        "PATH": "/bin",
+    }
+    assert list(codegen_environment(env)) == sorted(set(env) - {"NUMBA_CACHE_DIR", "PATH"})
+
+
+def test_the_codegen_environment_is_part_of_the_fingerprint(
+    fake_root: FakeRoot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs under another NUMBA_OPT or thread count are not comparable (nor are their floors)."""
+    monkeypatch.delenv("NUMBA_OPT", raising=False)
+    base = _fingerprint(fake_root)
+    monkeypatch.setenv("NUMBA_OPT", "0")
+    other = _fingerprint(fake_root)
+    assert other.codegen_env["NUMBA_OPT"] == "0"
+    assert differing_keys(base, other) == ["codegen_env.NUMBA_OPT"]
+    assert Fingerprint.from_dict(json.loads(json.dumps(other.to_dict()))) == other

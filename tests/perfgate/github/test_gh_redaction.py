@@ -1,0 +1,117 @@
+"""A token planted in every published field never reaches GitHub or the output, in any form.
+
+The report and verdict of a run may carry a secret (a benchmark printed it, a parity result
+copied it); `perfgate post` must send the comment body, the status description and target
+URL, and print its dry run, without any form of it: raw, markdown-escaped as the renderer
+writes it (``ghs\\_...``), HTML-escaped or URL-encoded. The status description is cut to 140
+characters *after* redaction, so not even a prefix of a secret survives.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import logging
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, quote_plus
+
+import pytest
+from gh_env import TOKEN, actions_env
+from gh_fake_api import FakeServer
+from test_gh_poster import FAST, REPORT_URL, SAMPLE_MD, SHA, SleepLog
+
+from perfgate.pipeline.publish import post_report
+from perfgate.pipeline.render import md_escape
+
+#: A second secret, with every character the escapers touch.
+PAT = "github_pat_with*stars&<amp>|pipe`tick[x]#y/z+w@v"
+SECRETS = (TOKEN, PAT)
+
+
+def _forms(secret: str) -> list[str]:
+    escaped = md_escape(secret)
+    return [
+        secret,
+        escaped,
+        html.escape(secret),
+        html.escape(secret, quote=False),
+        quote(secret),
+        quote(secret, safe=""),
+        quote_plus(secret),
+        json.dumps(secret)[1:-1],
+    ]
+
+
+FORMS = [form for secret in SECRETS for form in _forms(secret)]
+
+
+def _leaks(text: str) -> list[str]:
+    """Pieces of 10 characters of any form of any secret found in ``text``."""
+    return sorted(
+        {form[i : i + 10] for form in FORMS for i in range(len(form) - 9)} & _pieces(text)
+    )
+
+
+def _pieces(text: str) -> set[str]:
+    return {text[i : i + 10] for i in range(len(text) - 9)}
+
+
+def _planted_report(directory: Path) -> Path:
+    directory.mkdir(parents=True)
+    planted = " ".join(f"`{form}`" if i % 2 else form for i, form in enumerate(FORMS))
+    markdown = SAMPLE_MD + f"\nparity output: {planted}\n"
+    (directory / "report.md").write_text(markdown, encoding="utf-8")
+    # the secret straddles the 140-character cut of the status description
+    summary = "regression: " + "x" * 120 + TOKEN + " and " + md_escape(PAT)
+    verdict = {"verdict": "regression", "exit_code": 1, "summary": summary, "head": SHA}
+    (directory / "verdict.json").write_text(json.dumps(verdict), encoding="utf-8")
+    return directory
+
+
+def _published(server: FakeServer) -> list[Any]:
+    return [r.body for r in server.fake.requests if r.method in ("POST", "PATCH")]
+
+
+@pytest.fixture
+def url() -> str:
+    """A target URL carrying both secrets, URL-encoded."""
+    return f"{REPORT_URL}?token={quote(TOKEN)}&pat={quote_plus(PAT)}"
+
+
+def test_planted_secrets_never_reach_github(
+    server: FakeServer,
+    tmp_path: Path,
+    url: str,
+    caplog: pytest.LogCaptureFixture,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    env = actions_env(server, GH_PAT=PAT)
+    report = _planted_report(tmp_path / "r")
+    code = post_report(
+        pr=1, report_dir=report, report_url=url, env=env, policy=FAST, sleep=SleepLog()
+    )
+    assert code == 0
+    (comment,) = server.fake.comments.values()
+    (status,) = server.fake.statuses
+    fields = [comment["body"], status["description"], status["target_url"]]
+    assert "parity output: ***" in comment["body"] and status["target_url"].endswith("pat=***")
+    out, err = capsys.readouterr()
+    for text in (*fields, json.dumps(_published(server)), caplog.text, out, err):
+        assert _leaks(text) == []
+
+
+def test_planted_secrets_never_reach_the_dry_run(
+    server: FakeServer, tmp_path: Path, url: str
+) -> None:
+    env = actions_env(server, GH_PAT=PAT)
+    out = io.StringIO()
+    code = post_report(
+        pr=1, report_dir=_planted_report(tmp_path / "r"), report_url=url, env=env,
+        dry_run=True, out=out,
+    )  # fmt: skip
+    assert code == 0 and server.fake.requests == []
+    assert "parity output: ***" in out.getvalue()
+    assert _leaks(out.getvalue()) == []

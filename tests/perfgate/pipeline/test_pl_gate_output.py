@@ -1,0 +1,82 @@
+"""`perfgate gate`: what leaves the process (report folder checks, order, secrets)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gate_fakes import FakeSides, hooks, make_repo
+from test_pl_gate import make_repo_config
+
+from perfgate import cli
+from perfgate.errors import UserError
+from perfgate.pipeline import gate, publish
+from perfgate.pipeline.context import GateOptions
+
+TOKEN = "ghp_" + "Gate_Secret*Token" * 2
+
+
+@pytest.mark.parametrize("misuse", ["existing file", "under a file"])
+def test_report_dir_misuse_is_refused_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], misuse: str
+) -> None:
+    repo = make_repo(tmp_path)
+    afile = tmp_path / "afile"
+    afile.write_text("x\n")
+    target = afile if misuse == "existing file" else afile / "reports"
+    sides, out = FakeSides(), []
+    opts = GateOptions(base="HEAD", head="HEAD", repo=repo, report_dir=target)
+    with pytest.raises(UserError, match="expected a directory"):
+        gate.run(opts, hooks(sides, out))
+    assert out == [] and sides.calls == []
+    argv = ["gate", "--base", "HEAD", "--head", "HEAD", "--repo", str(repo)]
+    assert cli.main([*argv, "--report-dir", str(target)]) == 3
+    captured = capsys.readouterr()
+    assert captured.out == "" and str(target) in captured.err
+    assert "Traceback" not in captured.err
+
+
+def test_nothing_is_printed_when_the_report_cannot_be_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The verdict is printed only once its files are written."""
+    repo = make_repo(tmp_path)
+
+    def refuse(*_args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(publish, "replace_reports", refuse)
+    out: list[str] = []
+    opts = GateOptions(base="HEAD", head="HEAD", repo=repo, report_dir=repo / "out")
+    assert gate.run(opts, hooks(FakeSides(), out)) == 3
+    assert out == []
+
+
+def test_a_secret_printed_by_the_parity_command_is_redacted_everywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MY_DEPLOY_KEY", TOKEN)
+    script = f"import sys; print('FAILED t.py::test_x {TOKEN}'); sys.exit(1)"
+    repo = make_repo(tmp_path, make_repo_config(f'["{{python}}", "-c", "{script}"]'))
+    out: list[str] = []
+    opts = GateOptions(base="HEAD", head="HEAD", repo=repo, report_dir=repo / "out")
+    assert gate.run(opts, hooks(FakeSides(), out)) == 2
+    texts = [*out, *(p.read_text() for p in (repo / "out").iterdir() if p.is_file())]
+    assert any("***" in text for text in texts)
+    for text in texts:
+        assert "Secret" not in text
+
+
+def test_calibrate_work_dir_that_is_a_file_is_a_clean_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """calibrate writes no report; its one output folder, --work-dir, is checked the same way:
+    a file there is exit 3 naming it, no traceback and nothing on stdout."""
+    repo = make_repo(tmp_path)
+    afile = tmp_path / "afile"
+    afile.write_text("x\n")
+    argv = ["calibrate", "--rounds", "8", "--repo", str(repo), "--work-dir", str(afile)]
+    assert cli.main(argv) == 3
+    captured = capsys.readouterr()
+    assert captured.out == "" and str(afile) in captured.err
+    assert "expected a directory" in captured.err and "Traceback" not in captured.err
