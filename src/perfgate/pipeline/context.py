@@ -24,6 +24,8 @@ from perfgate.formats.noise import NoiseFile, newest_noise_file, read_noise_file
 from perfgate.model import EnvironmentCheck
 
 WORK_DIR = ".perfgate"
+#: The Numba cache folder under the work folder, when the caller names none.
+KERNEL_CACHE_DIR = "numba-cache"
 QUICK_BUDGET_MIN = 5.0
 FULL_BUDGET_MIN = 90.0
 #: Changed benchmark files named in the report; the rest are counted.
@@ -66,6 +68,7 @@ class GateSettings:
     budget_s: float
     env: Mapping[str, str]
     prefix: tuple[str, ...] = ()
+    kernel_cache: Mapping[str, str] = field(default_factory=dict)
     attributes: Mapping[str, str] = field(default_factory=lambda: {"rounds": "1"})
     asv_timeout_s: float = 1800.0
 
@@ -241,7 +244,22 @@ def build_settings(
         budget_s=_budget_s(opts),
         env=dict(plan.env),
         prefix=plan.prefix,
+        kernel_cache=kernel_cache_env(work, os.environ),
     )
+
+
+def kernel_cache_env(work: Path, environ: Mapping[str, str]) -> dict[str, str]:
+    """The one Numba cache folder of every child of a run: parity and both sides' asv.
+
+    Each run exports its commits afresh, so a cache beside the sources (or Numba's own
+    path-derived one) would compile every kernel again in every export, for the parity step
+    and for the first asv round of each side. termplan keys its kernels by content, so one
+    folder serves every export and every later run whose kernel sources are unchanged: the
+    caller's ``NUMBA_CACHE_DIR`` when set (``make gate`` sets the checkout's), else one under
+    the work folder.
+    """
+    chosen = environ.get("NUMBA_CACHE_DIR") or str(work / KERNEL_CACHE_DIR)
+    return {"NUMBA_CACHE_DIR": chosen}
 
 
 def discard_exports(s: GateSettings) -> None:

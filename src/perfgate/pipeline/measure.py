@@ -65,7 +65,7 @@ def asv_side(settings: GateSettings, side: str, round_dir: Path, bench: Sequence
         bench=tuple(bench),
         attributes=settings.attributes,
         prefix=settings.prefix,
-        env=dict(settings.env),
+        env={**settings.kernel_cache, **settings.env},
         timeout_s=settings.asv_timeout_s,
     )
     outcome = asv_runner.run_asv(inv, os.environ)

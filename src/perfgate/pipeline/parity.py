@@ -76,7 +76,8 @@ def run_parity(
     """Run the parity command in the head export; failing test ids go into the summary."""
     cmd = resolve_command(command)
     try:
-        result = run_in_export(cmd, settings.head_source, os.environ, timeout_s)
+        env = {**os.environ, **settings.kernel_cache}
+        result = run_in_export(cmd, settings.head_source, env, timeout_s)
     except RunnerError as exc:
         return ParityResult(ParityStatus.ERROR, " ".join(command), str(exc))
     if result.passed:

@@ -1,0 +1,88 @@
+"""One Numba cache folder for every child of a gate run: parity and both sides' asv."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from perfgate import asv_runner
+from perfgate.config import GateConfig
+from perfgate.errors import RunnerError
+from perfgate.model import ParityStatus
+from perfgate.pipeline import measure, parity
+from perfgate.pipeline.context import KERNEL_CACHE_DIR, GateSettings, kernel_cache_env
+from perfgate.pipeline.measure import GateError
+from perfgate.process import ProcessOutcome
+
+
+def _settings(tmp_path: Path, cache: Mapping[str, str]) -> GateSettings:
+    return GateSettings(
+        repo=tmp_path,
+        base="b" * 40,
+        head="h" * 40,
+        base_source=tmp_path / "base",
+        head_source=tmp_path / "head",
+        config=GateConfig(),
+        asv_conf={"benchmark_dir": "benchmarks"},
+        benchmark_dir=tmp_path / "benchmarks",
+        machine="m",
+        bench=(),
+        run_dir=tmp_path / "work" / "runs" / "r",
+        budget_s=60.0,
+        env={"NUMBA_NUM_THREADS": "2"},
+        kernel_cache=cache,
+    )
+
+
+def test_the_callers_cache_folder_wins() -> None:
+    """``make gate`` exports the checkout's NUMBA_CACHE_DIR: every child uses that one."""
+    assert kernel_cache_env(Path("/w"), {"NUMBA_CACHE_DIR": "/c"}) == {"NUMBA_CACHE_DIR": "/c"}
+
+
+def test_without_one_the_work_folder_holds_it() -> None:
+    """Not per run and not per export: later runs of unchanged kernels load them."""
+    expected = str(Path("/w") / KERNEL_CACHE_DIR)
+    assert kernel_cache_env(Path("/w"), {}) == {"NUMBA_CACHE_DIR": expected}
+    assert kernel_cache_env(Path("/w"), {"NUMBA_CACHE_DIR": ""}) == {"NUMBA_CACHE_DIR": expected}
+
+
+def test_parity_runs_with_the_runs_cache_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parity step compiles into the folder the asv rounds load from."""
+    seen: dict[str, Any] = {}
+
+    def fake_run(command: Sequence[str], source: Path, env: Mapping[str, str], _t: float) -> Any:
+        seen.update(env=dict(env), source=source)
+        raise RunnerError("stop here")
+
+    monkeypatch.setattr(parity, "run_in_export", fake_run)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", "/elsewhere")
+    result = parity.run_parity(_settings(tmp_path, {"NUMBA_CACHE_DIR": "/shared"}), ["true"])
+    assert result.status is ParityStatus.ERROR
+    assert seen["env"]["NUMBA_CACHE_DIR"] == "/shared"
+    assert seen["source"] == tmp_path / "head"
+
+
+def test_both_sides_asv_run_with_the_runs_cache_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Base and head rounds name the same folder; the pinning variables stay as planned."""
+    invocations: list[asv_runner.AsvInvocation] = []
+
+    def fake_asv(inv: asv_runner.AsvInvocation, _env: Mapping[str, str]) -> ProcessOutcome:
+        invocations.append(inv)
+        return ProcessOutcome(returncode=0, tail="", timed_out=True)
+
+    monkeypatch.setattr(asv_runner, "run_asv", fake_asv)
+    monkeypatch.setattr(measure.asv_conf, "write_round_config", lambda *a: tmp_path / "c.json")
+    settings = _settings(tmp_path, {"NUMBA_CACHE_DIR": "/shared"})
+    for side in ("base", "head"):
+        (tmp_path / side).mkdir()
+        with pytest.raises(GateError, match="timed out"):
+            measure.asv_side(settings, side, tmp_path / side, ())
+    assert [inv.env["NUMBA_CACHE_DIR"] for inv in invocations] == ["/shared", "/shared"]
+    assert all(inv.env["NUMBA_NUM_THREADS"] == "2" for inv in invocations)
