@@ -24,7 +24,7 @@ from perfgate.formats.noise import NoiseFile, newest_noise_file, read_noise_file
 from perfgate.model import EnvironmentCheck
 
 WORK_DIR = ".perfgate"
-#: The Numba cache folder under the work folder, when the caller names none.
+#: The Numba cache folder under a run's folder, when the caller names none.
 KERNEL_CACHE_DIR = "numba-cache"
 QUICK_BUDGET_MIN = 5.0
 FULL_BUDGET_MIN = 90.0
@@ -244,21 +244,22 @@ def build_settings(
         budget_s=_budget_s(opts),
         env=dict(plan.env),
         prefix=plan.prefix,
-        kernel_cache=kernel_cache_env(work, os.environ),
+        kernel_cache=kernel_cache_env(run_dir, os.environ),
     )
 
 
-def kernel_cache_env(work: Path, environ: Mapping[str, str]) -> dict[str, str]:
+def kernel_cache_env(run_dir: Path, environ: Mapping[str, str]) -> dict[str, str]:
     """The one Numba cache folder of every child of a run: parity and both sides' asv.
 
     Each run exports its commits afresh, so a cache beside the sources (or Numba's own
     path-derived one) would compile every kernel again in every export, for the parity step
     and for the first asv round of each side. termplan keys its kernels by content, so one
-    folder serves every export and every later run whose kernel sources are unchanged: the
-    caller's ``NUMBA_CACHE_DIR`` when set (``make gate`` sets the checkout's), else one under
-    the work folder.
+    folder serves both exports, and every later run that names the same folder: the caller's
+    ``NUMBA_CACHE_DIR`` when set (``make gate`` sets the checkout's). Otherwise the folder is
+    the run's own: the code being measured writes it, so on a runner whose work folder
+    outlives the job a shared default would let one pull request plant kernels for another.
     """
-    chosen = environ.get("NUMBA_CACHE_DIR") or str(work / KERNEL_CACHE_DIR)
+    chosen = environ.get("NUMBA_CACHE_DIR") or str(run_dir / KERNEL_CACHE_DIR)
     return {"NUMBA_CACHE_DIR": chosen}
 
 

@@ -42,8 +42,9 @@ def test_the_callers_cache_folder_wins() -> None:
     assert kernel_cache_env(Path("/w"), {"NUMBA_CACHE_DIR": "/c"}) == {"NUMBA_CACHE_DIR": "/c"}
 
 
-def test_without_one_the_work_folder_holds_it() -> None:
-    """Not per run and not per export: later runs of unchanged kernels load them."""
+def test_without_one_the_run_folder_holds_it() -> None:
+    """One folder for both exports of the run; not the persistent work folder, which
+    another pull request's run would read."""
     expected = str(Path("/w") / KERNEL_CACHE_DIR)
     assert kernel_cache_env(Path("/w"), {}) == {"NUMBA_CACHE_DIR": expected}
     assert kernel_cache_env(Path("/w"), {"NUMBA_CACHE_DIR": ""}) == {"NUMBA_CACHE_DIR": expected}
