@@ -22,7 +22,7 @@ from perfgate import __version__
 from perfgate.errors import UserError
 from perfgate.verdict import EXIT_ERROR
 
-COMMANDS = ("compare", "gate", "calibrate", "post", "publish", "history")
+COMMANDS = ("compare", "gate", "calibrate", "post", "publish", "history", "watch")
 
 
 class UsageError(UserError):
