@@ -51,11 +51,16 @@ class WatchOptions:
 
 def watch(
     options: WatchOptions,
-    env: Mapping[str, str] = os.environ,
-    out: TextIO = sys.stdout,
+    env: Mapping[str, str] | None = None,
+    out: TextIO | None = None,
     api_factory: Callable[[], IssuesApi] | None = None,
 ) -> int:
-    """Carry out one watch run; 0 (errors raise `UserError`/`HistoryError`, exit 3)."""
+    """Carry out one watch run; 0 (errors raise `UserError`/`HistoryError`, exit 3).
+
+    ``env`` defaults to the process environment, ``out`` to stdout.
+    """
+    env = os.environ if env is None else env
+    out = sys.stdout if out is None else out
     config = load_config(options.config, required=False)
     history = first_parent_history(branch_git(options.repo), options.ref, "--ref")
     loaded = load_series(options.results, history[::-1], config.is_higher_better)
