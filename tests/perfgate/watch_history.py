@@ -46,7 +46,7 @@ class ScriptedHistory:
 def scripted_history(tmp_path: Path, n: int = 12) -> ScriptedHistory:
     """A repository with ``n`` commits on main, its bare remote, and an empty results tree."""
     repo, remote = tmp_path / "repo", tmp_path / "remote.git"
-    repo.mkdir()
+    repo.mkdir(parents=True)
     _git(repo, "init", "-q", "-b", "main")
     commits = []
     for k in range(1, n + 1):
