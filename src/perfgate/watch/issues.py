@@ -85,19 +85,36 @@ class Alerter:
 
     def __init__(
         self,
-        api: IssuesApi | None,
+        api_factory: Callable[[], IssuesApi] | None,
         links: Links,
         author: str = DEFAULT_COMMENT_AUTHOR,
         policy: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.api = api  # None: dry run, nothing is sent
+        # None: a dry run, nothing is sent. The client is made on first use, so a run with
+        # nothing to post needs no token.
+        self._factory = api_factory
+        self._api: IssuesApi | None = None
         self.links = links
         self.author = author
         self.policy = policy or RetryPolicy()
         self.sleep = sleep
         self.clock = clock
+
+    @property
+    def dry_run(self) -> bool:
+        """True when nothing is sent (no client factory)."""
+        return self._factory is None
+
+    @property
+    def api(self) -> IssuesApi:
+        """The client, made on first use (only outside a dry run)."""
+        if self._factory is None:
+            raise RuntimeError("dry run: the alerter has no GitHub client")
+        if self._api is None:
+            self._api = self._factory()
+        return self._api
 
     def _retry(self, what: str, call: Callable[[], T]) -> T:
         for attempt in range(self.policy.attempts):
@@ -120,7 +137,7 @@ class Alerter:
         if change.issue is None and not _should_alert(change, alert_suspected):
             return Action("none", None, "", ""), None
         title, body = issue_title(change), issue_body(change, series, self.links, unit)
-        if self.api is None:
+        if self.dry_run:
             verb = "open" if change.issue is None else "update"
             return Action(verb, change.issue, title, body), None
         api = self.api
@@ -138,7 +155,6 @@ class Alerter:
 
     def _find(self, change_id: str) -> Issue | None:
         """Our own issue whose body starts with the change's marker, if any."""
-        assert self.api is not None
         for issue in self.api.list_issues(LABEL):
             if issue.author == self.author and issue.body.lstrip().startswith(marker(change_id)):
                 return issue
@@ -147,13 +163,11 @@ class Alerter:
     def _open_once(self, change: WatchedChange, title: str, body: str) -> Issue:
         # Searching again before each attempt makes a retried create safe: a timed-out POST
         # that did land is found by its marker instead of opened twice.
-        assert self.api is not None
         return self._find(change.change_id) or self.api.create_issue(title, body, [LABEL])
 
     def _update(self, issue: Issue, title: str, body: str) -> bool:
         """Edit ``issue`` when its title or body differ (an open issue stays open)."""
         api = self.api
-        assert api is not None
         if (issue.title, issue.body) == (title, body):
             return False
         self._retry(
@@ -166,7 +180,7 @@ class Alerter:
         if change.issue is None or change.issue_closed:
             return Action("none", change.issue, "", ""), None
         text = recovery_comment(change, self.links)
-        if self.api is None:
+        if self.dry_run:
             return Action("close", change.issue, "", text), None
         api, number = self.api, change.issue
         issue = self._retry("get issue", lambda: api.get_issue(number))

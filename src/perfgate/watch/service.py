@@ -70,7 +70,7 @@ def watch(
     analysis = analyse(loaded.series, config, stored)
     units = {name: info.unit for name, info in read_benchmarks(options.results).items()}
     alerter = Alerter(
-        None if options.dry_run else _lazy(api_factory or (lambda: issues_from_env(env))),
+        None if options.dry_run else (api_factory or (lambda: issues_from_env(env))),
         _links(env, options.dashboard_url),
         options.issue_author or env.get("PERFGATE_COMMENT_AUTHOR") or DEFAULT_COMMENT_AUTHOR,
     )
@@ -87,23 +87,6 @@ def _stored(options: WatchOptions) -> list[WatchedChange]:
     if not options.use_state:
         return []
     return read_state(options.repo, options.remote, options.branch)
-
-
-class _LazyApi:
-    """An `IssuesApi` made on first use: a run with nothing to post needs no token."""
-
-    def __init__(self, factory: Callable[[], IssuesApi]) -> None:
-        self._factory = factory
-        self._api: IssuesApi | None = None
-
-    def __getattr__(self, name: str) -> object:
-        if self._api is None:
-            self._api = self._factory()
-        return getattr(self._api, name)
-
-
-def _lazy(factory: Callable[[], IssuesApi]) -> IssuesApi:
-    return _LazyApi(factory)  # type: ignore[return-value]
 
 
 def _links(env: Mapping[str, str], dashboard_url: str | None) -> Links:

@@ -23,6 +23,7 @@ import dataclasses
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from perfgate.errors import UserError
 from perfgate.watch.detect import ChangePoint, ChangeStatus, Direction, Evidence
@@ -82,12 +83,12 @@ class WatchedChange:
         """``bench(p1, p2) on machine``, as `Series.label`."""
         return f"{self.benchmark}({', '.join(self.params)}) on {self.machine}"
 
-    def updated(self, **fields: object) -> WatchedChange:
+    def updated(self, **fields: Any) -> WatchedChange:
         """The next snapshot: ``fields`` replaced, ``sequence`` one higher."""
-        return dataclasses.replace(self, sequence=self.sequence + 1, **fields)  # type: ignore[arg-type]
+        return dataclasses.replace(self, sequence=self.sequence + 1, **fields)
 
 
-def advance(change: WatchedChange, status: ChangeStatus, **fields: object) -> WatchedChange:
+def advance(change: WatchedChange, status: ChangeStatus, **fields: Any) -> WatchedChange:
     """The next snapshot of ``change`` at ``status`` (and ``fields``), if the lifecycle allows."""
     if status not in TRANSITIONS[change.status]:
         raise TransitionError(

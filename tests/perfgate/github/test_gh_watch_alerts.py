@@ -8,11 +8,16 @@ import json
 from pathlib import Path
 
 import pytest
-from gh_env import MakeServer, actions_env
-from gh_fake_api import FakeServer
+from gh_env import TOKEN, MakeServer, actions_env
+from gh_fake_api import OWNER, REPO, FakeServer, Scripted
 from watch_history import ScriptedHistory, scripted_history, slowdown
 
+from perfgate.config import GateConfig
 from perfgate.history.branch import branch_git, fetch_tip, list_tree
+from perfgate.watch.alerts import Links
+from perfgate.watch.issues import Alerter, Github3Issues
+from perfgate.watch.load import load_series
+from perfgate.watch.run import alert, analyse
 from perfgate.watch.service import WatchOptions, watch
 
 STORED = (1, 4, 8, 12)
@@ -139,3 +144,32 @@ def test_an_issue_whose_number_the_state_lost_is_adopted_not_duplicated(
     out = _run(history, server, alert_suspected=True)
     assert len(server.fake.issues) == 1 and "#1" in out
     assert len(_state_files(history)) == 1
+
+
+def test_a_failed_create_is_retried_without_a_duplicate(
+    tmp_path: Path, make_server: MakeServer
+) -> None:
+    server, history = make_server(), scripted_history(tmp_path)
+    history.measure(STORED, slowdown(7))
+    config = GateConfig()
+    loaded = load_series(history.results, history.commits, config.is_higher_better)
+    analysis = analyse(loaded.series, config, [])
+    server.fake.script.append(Scripted(status=502, method="POST"))
+    alerter = Alerter(
+        lambda: Github3Issues(server.api_url, TOKEN, f"{OWNER}/{REPO}"),
+        Links(),
+        sleep=lambda _: None,
+    )
+    actions, after = alert(analysis, alerter, alert_suspected=True)
+    assert [(a.verb, a.issue) for _, a in actions] == [("open", 1)]
+    assert len(server.fake.issues) == 1 and after.changes[0].issue == 1
+    assert [r.status for r in server.fake.requests if r.method == "POST"] == [502, 201]
+
+
+def test_a_dry_run_alerter_never_makes_a_client(tmp_path: Path) -> None:
+    history = scripted_history(tmp_path)
+    history.measure(STORED, slowdown(7))
+    config = GateConfig()
+    loaded = load_series(history.results, history.commits, config.is_higher_better)
+    actions, after = alert(analyse(loaded.series, config, []), Alerter(None, Links()), True)
+    assert [a.verb for _, a in actions] == ["open"] and after.snapshots[0].issue is None
