@@ -15,10 +15,13 @@ from watch_history import ScriptedHistory, scripted_history, slowdown
 from perfgate.config import GateConfig
 from perfgate.history.branch import branch_git, fetch_tip, list_tree
 from perfgate.watch.alerts import Links
+from perfgate.watch.detect import ChangeStatus
 from perfgate.watch.issues import Alerter, Github3Issues
 from perfgate.watch.load import load_series
 from perfgate.watch.run import alert, analyse
 from perfgate.watch.service import WatchOptions, watch
+from perfgate.watch.state import advance, latest
+from perfgate.watch.store import read_state, record_state
 
 STORED = (1, 4, 8, 12)
 
@@ -173,3 +176,19 @@ def test_a_dry_run_alerter_never_makes_a_client(tmp_path: Path) -> None:
     loaded = load_series(history.results, history.commits, config.is_higher_better)
     actions, after = alert(analyse(loaded.series, config, []), Alerter(None, Links()), True)
     assert [a.verb for _, a in actions] == ["open"] and after.snapshots[0].issue is None
+
+
+def test_a_change_a_later_step_confirmed_is_alerted_without_the_flag(
+    tmp_path: Path, make_server: MakeServer
+) -> None:
+    server, history = make_server(), scripted_history(tmp_path)
+    history.measure(STORED, slowdown(7))
+    _run(history, server)  # suspected: recorded, not alerted
+    assert server.fake.issues == {}
+    stored = latest(read_state(history.repo, str(history.remote), "perf-results"))
+    (suspected,) = stored.values()
+    confirmed = advance(suspected, ChangeStatus.CONFIRMED)  # what the confirmation step does
+    record_state(history.repo, str(history.remote), "perf-results", [confirmed], "2026-12-01")
+    (record,) = json.loads(_run(history, server, as_json=True))
+    assert (record["status"], record["issue"]) == ("confirmed", 1)
+    assert "(confirmed)" in server.fake.issues[1]["body"]
