@@ -60,7 +60,7 @@ bench: $(STAMP)  ## hot-slice benchmark figures (JSON)
 
 # asv.conf.json with the commit links set to this repository (ci/dashboard_conf.py; git-ignored)
 DASHBOARD_CONF := .asv.conf.dashboard.json
-dashboard: $(STAMP)  ## static asv dashboard in .asv/html (perf-results branch + local results)
+dashboard: $(STAMP)  ## static asv dashboard in .asv/html (perf-results branch + local results; throughput as 1/value)
 	@status=0; git remote get-url origin >/dev/null 2>&1 || status=2; \
 	if [ $$status -eq 0 ]; then \
 		git ls-remote --exit-code --heads origin perf-results >/dev/null || status=$$?; \
@@ -71,7 +71,7 @@ dashboard: $(STAMP)  ## static asv dashboard in .asv/html (perf-results branch +
 	*) echo "dashboard: cannot read origin (git ls-remote exit $$status)" >&2; exit 1 ;; \
 	esac
 	$(PY) ci/dashboard_conf.py $(DASHBOARD_CONF)
-	$(VENV)/bin/asv publish --config $(DASHBOARD_CONF)
+	$(PY) -m perfgate.cli publish --config $(DASHBOARD_CONF) --results-dir .asv/results --html-dir .asv/html
 	$(PY) ci/dashboard_assets.py .asv/html
 	test -s .asv/html/index.html && test -s .asv/html/regressions.json && test -s .asv/html/vendor/jquery.min.js
 	@echo "dashboard: .asv/html (serve: $(PY) -m http.server -d .asv/html)"

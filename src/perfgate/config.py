@@ -106,6 +106,8 @@ class GateConfig:
     pin_threads: int | None = None
     resamples: int = 2000
     seed: int = 20260
+    watch_alpha: float = 0.01
+    watch_min_segment: int = 5
     source: str = "<defaults>"
 
     def threshold_for(self, benchmark: str) -> float:
@@ -159,6 +161,8 @@ _TOP_KEYS = {
     "pin_threads",
     "resamples",
     "seed",
+    "watch_alpha",
+    "watch_min_segment",
 }
 _PAIR_KEYS = {"param", "variant", "baseline", "reference", "block_if_slower", "threshold"}
 _PAIR_KEYS |= {"benchmarks"}
@@ -365,6 +369,12 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
         ),
         resamples=resamples,
         seed=_at_least("tool.perfgate.seed", data.get("seed", 20260), 0),
+        watch_alpha=_fraction(
+            "tool.perfgate.watch_alpha", data.get("watch_alpha", 0.01), 0.0, 0.5
+        ),
+        watch_min_segment=_at_least(
+            "tool.perfgate.watch_min_segment", data.get("watch_min_segment", 5), 2
+        ),
         source=source,
     )
 

@@ -246,7 +246,11 @@ def test_perf_history_design() -> None:
     append_at = next(k for k, r in enumerate(runs) if "ci/append-results.sh" in r)
     assert at["asv run"] < append_at and "|| status=$?" in runs[at["asv run"]]
     assert "asv-status" in str(steps[-1].get("if"))
-    assert any("asv publish" in str(s.get("run")) for s in jobs["publish"]["steps"])
+    # asv publish, through perfgate publish (throughput published as 1/value)
+    assert any(
+        "perfgate.cli publish --config .asv.conf.dashboard.json" in str(s.get("run"))
+        for s in jobs["publish"]["steps"]
+    )
     deploy = jobs["deploy"]
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
     assert deploy["environment"]["name"] == "github-pages"
@@ -329,3 +333,18 @@ def test_fetch_pr_head_script(tmp_path: Path) -> None:
     assert moved.returncode == 3 and "apply safe-to-bench again" in moved.stderr
     assert run(HEAD_SHA="HEAD").returncode == 2
     assert run(HEAD_SHA=head, PR_NUMBER="7; rm -rf /").returncode == 2
+
+
+def test_perf_history_watches_after_the_append() -> None:
+    jobs = yaml.safe_load((WORKFLOWS / "perf-history.yml").read_text())["jobs"]
+    watch = jobs["watch"]
+    assert watch["needs"] == "bench" and watch["permissions"] == {
+        "contents": "write",
+        "issues": "write",
+    }
+    assert watch["concurrency"]["cancel-in-progress"] is False
+    (run,) = [str(s["run"]) for s in watch["steps"] if "perfgate.cli watch" in str(s.get("run"))]
+    assert run.index("history export") < run.index("perfgate.cli watch")
+    # alerts only when the repository variable enables them; a dry run otherwise
+    assert "mode=(--dry-run)" in run and "${{" not in run
+    assert watch["env"]["ALERTS"] == "${{ vars.PERFGATE_WATCH_ALERTS }}"

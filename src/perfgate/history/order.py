@@ -21,6 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
 
 SUITES_DIR = "suites"
+#: The watch's state records (`perfgate.formats.watch_state`): not results, never exported.
+WATCH_DIR = "watch"
 _FULL_HASH = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _RESULT_NAME = re.compile(r"(?P<prefix>[0-9a-f]{8})-[^/]+\.json")
 #: asv names result files ``<machine>/<commit_hash[:8]>-<env>.json``.
@@ -111,10 +113,13 @@ def check_machine(machine: str) -> str:
 def export_layout(tree: Mapping[str, str], history: Sequence[str]) -> dict[str, str]:
     """What ``export`` writes: destination path -> blob id, from the branch ``tree``.
 
-    Every file but ``suites/``; ``benchmarks.json`` is the newest suite of ``history`` (newest
-    first) when it has one, else the branch's own (written by the last append).
+    Every file but ``suites/`` and ``watch/`` (asv would take a folder of JSON files for a
+    machine without its ``machine.json``); ``benchmarks.json`` is the newest suite of
+    ``history`` (newest first) when it has one, else the branch's own (written by the last
+    append).
     """
-    layout = {p: b for p, b in tree.items() if not p.startswith(f"{SUITES_DIR}/")}
+    hidden = (f"{SUITES_DIR}/", f"{WATCH_DIR}/")
+    layout = {p: b for p, b in tree.items() if not p.startswith(hidden)}
     chosen = newest_suite(history, stored_suites(tree))
     if chosen is not None:
         layout["benchmarks.json"] = tree[chosen]

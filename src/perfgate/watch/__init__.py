@@ -1,8 +1,13 @@
 """Watching main: change points in the stored per-commit history of each case and machine.
 
-So far only the pure first step: the series model (`series`), the candidate segmentation by
-ruptures (`segment`), the split test both kinds of evidence share (`splits`), the direction-aware
-detector (`detect`) with its short-history analysis on samples (`samples`), and its
-machine-readable record (`record`). Plain data in, plain data out; nothing here reads files or
-talks to GitHub.
+Pure modules (plain data in, plain data out): the series model (`series`), the candidate
+segmentation by ruptures (`segment`), the split test both kinds of evidence share (`splits`),
+the direction-aware detector (`detect`) with its short-history analysis on samples (`samples`),
+its machine-readable record (`record`), the state of each change and its status lifecycle
+(`state`), one run's detection and reconciliation (`run`), the SVG history plot (`plot`) and
+the text of an alert (`alerts`).
+
+At the edges: the series of an asv results directory (`load`), the state on the
+``perf-results`` branch (`store`), the GitHub issues (`issues`), and `service`, which runs
+``perfgate watch`` from them.
 """

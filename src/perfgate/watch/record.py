@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from perfgate.watch.detect import ChangePoint
 from perfgate.watch.series import Series
+from perfgate.watch.state import WatchedChange
 
 # The record's keys, in output order.
 RECORD_KEYS = (
@@ -42,4 +43,27 @@ def change_record(series: Series, change: ChangePoint) -> dict[str, object]:
         "p_value": change.p_value,
         "before": change.before,
         "after": change.after,
+    }
+
+
+def watched_record(change: WatchedChange) -> dict[str, object]:
+    """A change as the watch tracks it: the keys of `change_record` (same meaning), then its
+    ``change_id``, the ``issue`` alerting it, the bisected ``culprit`` and ``recovered_by``."""
+    return {
+        "benchmark": change.benchmark,
+        "params": list(change.params),
+        "machine": change.machine,
+        "commit": change.commit,
+        "last_good_commit": change.last_good_commit,
+        "ratio": change.ratio,
+        "direction": change.direction.value,
+        "status": change.status.value,
+        "evidence": change.evidence.value,
+        "p_value": change.p_value,
+        "before": change.before,
+        "after": change.after,
+        "change_id": change.change_id,
+        "issue": change.issue,
+        "culprit": change.culprit,
+        "recovered_by": change.recovered_by,
     }

@@ -39,3 +39,16 @@ def test_corrupt_results_is_error(tmp_path: Path, capsys: pytest.CaptureFixture[
     (tmp_path / "asv.conf.json").write_text(json.dumps({"version": 1}))
     assert cli.main(["publish", "--repo", str(tmp_path), "--results-dir", str(results)]) == 3
     assert "corrupt" in capsys.readouterr().err
+
+
+def test_no_results_yet_says_in_one_line_what_to_run_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A fresh clone (`make dashboard` before any run): one line naming the commands."""
+    assert (
+        cli.main(["publish", "--repo", str(tmp_path), "--results-dir", str(tmp_path / "r")]) == 3
+    )
+    captured = capsys.readouterr()
+    (line,) = captured.err.splitlines()
+    assert "make asv-smoke" in line and "perfgate history export" in line
+    assert captured.out == ""

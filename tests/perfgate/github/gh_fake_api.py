@@ -16,6 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from gh_fake_issues import IssuesMixin
 from gh_openapi import OpenApi, Operation
 
 OWNER, REPO = "octo-org", "bench-repo"
@@ -46,7 +47,7 @@ class Recorded:
     status: int
 
 
-class FakeGitHub:
+class FakeGitHub(IssuesMixin):
     """State + behaviour of the fake; the HTTP handler below only parses and forwards."""
 
     def __init__(self, spec: OpenApi, token: str, prefix: str = "") -> None:
@@ -56,6 +57,7 @@ class FakeGitHub:
         self.base = ""  # set once the server knows its port
         self.comments: dict[int, dict[str, Any]] = {}
         self.statuses: list[dict[str, Any]] = []
+        self.issues: dict[int, dict[str, Any]] = {}  # opened through the API (IssuesMixin)
         self.requests: list[Recorded] = []
         self.violations: list[str] = []
         self.script: list[Scripted] = []
@@ -145,6 +147,9 @@ class FakeGitHub:
         full = "full" in headers.get("accept", "")
         if key == ("GET", "/repos/{owner}/{repo}"):
             return 200, {}, self._repository(op)
+        issues_reply = self._dispatch_issues(op, query, body)
+        if issues_reply is not None:
+            return issues_reply
         if key == ("GET", "/repos/{owner}/{repo}/issues/{issue_number}"):
             return 200, {}, self._issue(op, int(p["issue_number"]))
         if key == ("GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments"):

@@ -102,3 +102,11 @@ def test_commits_to_measure_refuses_bad_input() -> None:
         commits_to_measure(C, set(), 0)
     with pytest.raises(ValueError, match="history"):
         commits_to_measure([], set(), 1)
+
+
+def test_export_layout_leaves_the_watch_state_out() -> None:
+    tree = {
+        "m1/machine.json": "blob-m",
+        "watch/0123456789abcdef/0001-0123456789ab.json": "blob-w",
+    }
+    assert export_layout(tree, C) == {"m1/machine.json": "blob-m"}

@@ -1,0 +1,119 @@
+"""The text of a watch alert: the issue's title and body, and the comment that closes it.
+
+Pure. A body starts with a hidden marker naming the change (`marker`), so a later run finds
+its own issue even when the state lost the number (a push that failed after the issue was
+opened); the poster only trusts a marker in an issue its own identity opened.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from perfgate.watch.detect import ChangeStatus, Direction
+from perfgate.watch.plot import history_svg
+from perfgate.watch.series import Series
+from perfgate.watch.state import WatchedChange
+
+#: The label every watch issue carries (the listing filter of the marker search).
+LABEL = "perfgate-watch"
+_MARKER = "<!-- perfgate-watch:{change_id} -->"
+
+
+@dataclass(frozen=True)
+class Links:
+    """Where an alert links to: the repository's web URL and the published dashboard."""
+
+    repository_url: str | None = None  # e.g. https://github.com/owner/name
+    dashboard_url: str | None = None  # the asv dashboard's root
+
+
+def marker(change_id: str) -> str:
+    """The hidden first line of the issue body of change ``change_id``."""
+    return _MARKER.format(change_id=change_id)
+
+
+def should_alert(change: WatchedChange, alert_suspected: bool) -> bool:
+    """Whether ``change`` deserves an issue: a regression the re-measurement confirmed or a
+    bisection named (or, with ``alert_suspected``, one only the history shows)."""
+    if change.direction is not Direction.REGRESSION:
+        return False
+    if change.status in (ChangeStatus.CONFIRMED, ChangeStatus.BISECTED):
+        return True
+    return alert_suspected and change.status is ChangeStatus.SUSPECTED
+
+
+def issue_title(change: WatchedChange) -> str:
+    """``Performance regression: bench(p) on machine +8.0% at abcdef12``."""
+    commit = change.culprit or change.commit
+    return (
+        f"Performance regression: {change.label} {100 * (change.ratio - 1):+.1f}% "
+        f"at {commit[:8]}"
+    )
+
+
+def _commit_link(links: Links, sha: str) -> str:
+    if links.repository_url:
+        return f"[{sha[:10]}]({links.repository_url}/commit/{sha})"
+    return f"`{sha[:10]}`"
+
+
+def comparison_table(change: WatchedChange) -> str:
+    """The markdown table of the change: levels before and after, ratio, evidence."""
+    rows = [
+        "| case | machine | before | after | ratio (worse > 1) | p-value | evidence | status |",
+        "|---|---|---:|---:|---:|---:|---|---|",
+        f"| `{change.benchmark}({', '.join(change.params)})` | {change.machine} "
+        f"| {change.before:.4g} | {change.after:.4g} | {change.ratio:.3f} "
+        f"| {change.p_value:.2g} | {change.evidence.value} | {change.status.value} |",
+    ]
+    return "\n".join(rows)
+
+
+def issue_body(change: WatchedChange, series: Series, links: Links, unit: str = "") -> str:
+    """The issue body: marker, summary, table, range and links, and the history plot."""
+    lines = [
+        marker(change.change_id),
+        f"`perfgate watch` found a regression of **{change.label}**: "
+        f"{100 * (change.ratio - 1):+.1f}% ({change.status.value}).",
+        "",
+        comparison_table(change),
+        "",
+        f"- last good measured commit: {_commit_link(links, change.last_good_commit)}",
+        f"- first bad measured commit: {_commit_link(links, change.commit)}",
+    ]
+    if change.culprit:
+        lines.append(f"- culprit (bisected): {_commit_link(links, change.culprit)}")
+    if links.repository_url:
+        compare = f"{links.repository_url}/compare/{change.last_good_commit}...{change.commit}"
+        lines.append(f"- commits in the range: [compare]({compare})")
+    if links.dashboard_url:
+        lines.append(
+            f"- dashboard: [{change.benchmark}]({links.dashboard_url}#{change.benchmark})"
+        )
+    if change.status is ChangeStatus.SUSPECTED:
+        lines += [
+            "",
+            "Suspected from the stored history only; it has not been re-measured yet.",
+        ]
+    svg = history_svg(series, change, unit)
+    lines += [
+        "",
+        "<details><summary>History around the change (SVG; save as .svg to view)</summary>",
+        "",
+        "```svg",
+        svg.rstrip("\n"),
+        "```",
+        "</details>",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def recovery_comment(change: WatchedChange, links: Links) -> str:
+    """The comment posted when a later change brought the case back."""
+    by = _commit_link(links, change.recovered_by) if change.recovered_by else "a later commit"
+    return (
+        f"{marker(change.change_id)}\n"
+        f"Recovered: from {by} on, {change.label} is back within its threshold of the level "
+        f"before this regression. Closing (`perfgate watch`)."
+    )

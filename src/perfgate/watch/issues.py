@@ -1,0 +1,299 @@
+"""One GitHub issue per alerted regression: opened once, updated, closed when it recovers.
+
+Same layering as `perfgate.github` (whose error type, retry rule and redaction it reuses):
+`IssuesApi` is the few HTTP calls, `Github3Issues` implements them with github3.py and makes
+no decisions, `Alerter` decides over any `IssuesApi`. An issue is found through the state
+(its number) or, when the state lost it, through the hidden marker in the body of an issue
+the posting identity opened: never duplicated.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from perfgate.github import (
+    DEFAULT_API_URL,
+    DEFAULT_COMMENT_AUTHOR,
+    GitHubApiError,
+    retry_delay,
+    split_repository,
+)
+from perfgate.retry import RetryPolicy
+from perfgate.secrets import redact
+from perfgate.watch.alerts import LABEL, Links, issue_body, issue_title, marker, recovery_comment
+from perfgate.watch.alerts import should_alert as _should_alert
+from perfgate.watch.detect import ChangeStatus
+from perfgate.watch.series import Series
+from perfgate.watch.state import WatchedChange
+
+LOG = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Issue:
+    """An issue as the alerter needs it."""
+
+    number: int
+    title: str
+    body: str
+    state: str  # "open" or "closed"
+    author: str = ""
+
+
+class IssuesApi(Protocol):
+    """The HTTP calls of the alerts; implementations make no decisions."""
+
+    def list_issues(self, label: str) -> list[Issue]:
+        """Every issue (open or closed) carrying ``label``."""
+        ...
+
+    def get_issue(self, number: int) -> Issue:
+        """Issue ``number``."""
+        ...
+
+    def create_issue(self, title: str, body: str, labels: list[str]) -> Issue:
+        """Open an issue."""
+        ...
+
+    def edit_issue(self, number: int, *, title: str, body: str, state: str) -> Issue:
+        """Replace the title and body of issue ``number`` and set its state."""
+        ...
+
+    def comment(self, number: int, body: str) -> None:
+        """Comment on issue ``number``."""
+        ...
+
+
+@dataclass(frozen=True)
+class Action:
+    """What the alerter did (or, in a dry run, would do) for one change."""
+
+    verb: str  # open, adopt, update, close, none
+    issue: int | None
+    title: str
+    text: str  # the body or comment posted
+
+
+class Alerter:
+    """Opens, updates and closes the issues of watched changes over an `IssuesApi`."""
+
+    def __init__(
+        self,
+        api_factory: Callable[[], IssuesApi] | None,
+        links: Links,
+        author: str = DEFAULT_COMMENT_AUTHOR,
+        policy: RetryPolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        # None: a dry run, nothing is sent. The client is made on first use, so a run with
+        # nothing to post needs no token.
+        self._factory = api_factory
+        self._api: IssuesApi | None = None
+        self.links = links
+        self.author = author
+        self.policy = policy or RetryPolicy()
+        self.sleep = sleep
+        self.clock = clock
+
+    @property
+    def dry_run(self) -> bool:
+        """True when nothing is sent (no client factory)."""
+        return self._factory is None
+
+    @property
+    def api(self) -> IssuesApi:
+        """The client, made on first use (only outside a dry run)."""
+        if self._factory is None:
+            raise RuntimeError("dry run: the alerter has no GitHub client")
+        if self._api is None:
+            self._api = self._factory()
+        return self._api
+
+    def _retry(self, what: str, call: Callable[[], T]) -> T:
+        for attempt in range(self.policy.attempts):
+            try:
+                return call()
+            except GitHubApiError as exc:
+                delay = retry_delay(exc, attempt, self.policy, self.clock())
+                if delay is None or attempt + 1 >= self.policy.attempts:
+                    raise
+                LOG.warning("%s failed (%s); retry %d in %.3gs", what, exc, attempt + 1, delay)
+                self.sleep(delay)
+        raise AssertionError("unreachable: attempts >= 1")  # pragma: no cover
+
+    def sync(
+        self, change: WatchedChange, series: Series, alert_suspected: bool, unit: str = ""
+    ) -> tuple[Action, WatchedChange | None]:
+        """Bring the issue of ``change`` up to date; the action and the snapshot to record."""
+        if change.status is ChangeStatus.RECOVERED:
+            return self._close(change)
+        if change.issue is None and not _should_alert(change, alert_suspected):
+            return Action("none", None, "", ""), None
+        title, body = issue_title(change), issue_body(change, series, self.links, unit)
+        if self.dry_run:
+            verb = "open" if change.issue is None else "update"
+            return Action(verb, change.issue, title, body), None
+        api = self.api
+        if change.issue is None:
+            found = self._retry("find issue", lambda: self._find(change.change_id))
+            if found is None:
+                made = self._retry("open issue", lambda: self._open_once(change, title, body))
+                return Action("open", made.number, title, body), change.updated(issue=made.number)
+            self._update(found, title, body)
+            return Action("adopt", found.number, title, body), change.updated(issue=found.number)
+        number = change.issue
+        current = self._retry("get issue", lambda: api.get_issue(number))
+        changed = self._update(current, title, body)
+        return Action("update" if changed else "none", number, title, body), None
+
+    def _find(self, change_id: str) -> Issue | None:
+        """Our own issue whose body starts with the change's marker, if any."""
+        for issue in self.api.list_issues(LABEL):
+            if issue.author == self.author and issue.body.lstrip().startswith(marker(change_id)):
+                return issue
+        return None
+
+    def _open_once(self, change: WatchedChange, title: str, body: str) -> Issue:
+        # Searching again before each attempt makes a retried create safe: a timed-out POST
+        # that did land is found by its marker instead of opened twice.
+        return self._find(change.change_id) or self.api.create_issue(title, body, [LABEL])
+
+    def _update(self, issue: Issue, title: str, body: str) -> bool:
+        """Edit ``issue`` when its title or body differ (an open issue stays open)."""
+        api = self.api
+        if (issue.title, issue.body) == (title, body):
+            return False
+        self._retry(
+            "update issue",
+            lambda: api.edit_issue(issue.number, title=title, body=body, state=issue.state),
+        )
+        return True
+
+    def _close(self, change: WatchedChange) -> tuple[Action, WatchedChange | None]:
+        if change.issue is None or change.issue_closed:
+            return Action("none", change.issue, "", ""), None
+        text = recovery_comment(change, self.links)
+        if self.dry_run:
+            return Action("close", change.issue, "", text), None
+        api, number = self.api, change.issue
+        issue = self._retry("get issue", lambda: api.get_issue(number))
+        if issue.state != "closed":
+            self._retry("comment", lambda: api.comment(number, text))
+            self._retry(
+                "close issue",
+                lambda: api.edit_issue(number, title=issue.title, body=issue.body, state="closed"),
+            )
+        return Action("close", number, "", text), change.updated(issue_closed=True)
+
+
+class Github3Issues:
+    """`IssuesApi` over github3.py; every failure becomes a redacted `GitHubApiError`."""
+
+    def __init__(self, api_url: str, token: str, repository: str, timeout: float = 10.0) -> None:
+        import github3
+
+        if not token:
+            raise ValueError("GITHUB_TOKEN: expected a non-empty token")
+        self._owner, self._name = split_repository(repository)
+        self._secrets = (token,)
+        self._gh = github3.GitHub(token=token)
+        self._gh.session.base_url = api_url.rstrip("/")
+        self._gh.session.default_read_timeout = timeout
+        self._repo: Any = None
+
+    @contextmanager
+    def _translate(self, what: str) -> Iterator[None]:
+        from github3 import exceptions as gh_exc
+
+        try:
+            yield
+        except gh_exc.GitHubError as exc:
+            response = getattr(exc, "response", None)
+            headers = dict(response.headers) if response is not None else {}
+            code = getattr(exc, "code", None)
+            message = redact(f"GitHub {what}: {code} {exc.msg}", self._secrets)
+            raise GitHubApiError(message, code, headers) from None
+        except gh_exc.GitHubException as exc:
+            message = redact(f"GitHub {what}: {type(exc).__name__}: {exc}", self._secrets)
+            raise GitHubApiError(message) from None
+
+    def _repository(self) -> Any:
+        if self._repo is None:
+            with self._translate("get repository"):
+                self._repo = self._gh.repository(self._owner, self._name)
+        if self._repo is None:
+            raise GitHubApiError(f"GitHub repository {self._owner}/{self._name}: not found", 404)
+        return self._repo
+
+    def _issue(self, number: int) -> Any:
+        repo = self._repository()
+        with self._translate(f"get issue #{number}"):
+            found = repo.issue(number)
+        if found is None:
+            raise GitHubApiError(f"GitHub issue #{number}: not found", 404)
+        return found
+
+    def list_issues(self, label: str) -> list[Issue]:
+        """Every issue with ``label``, open or closed (github3 follows the pages)."""
+        repo = self._repository()
+        with self._translate(f"list issues labelled {label}"):
+            return [_issue(i) for i in repo.issues(state="all", labels=label)]
+
+    def get_issue(self, number: int) -> Issue:
+        """Issue ``number``."""
+        return _issue(self._issue(number))
+
+    def create_issue(self, title: str, body: str, labels: list[str]) -> Issue:
+        """Open an issue."""
+        repo = self._repository()
+        with self._translate("create issue"):
+            made = repo.create_issue(title, body=body, labels=labels)
+        if made is None:
+            raise GitHubApiError("GitHub create issue: empty response")
+        return _issue(made)
+
+    def edit_issue(self, number: int, *, title: str, body: str, state: str) -> Issue:
+        """Replace title and body, set the state."""
+        issue = self._issue(number)
+        with self._translate(f"edit issue #{number}"):
+            ok = issue.edit(title=title, body=body, state=state)
+        if not ok:
+            raise GitHubApiError(f"GitHub edit issue #{number}: not accepted")
+        return _issue(issue)
+
+    def comment(self, number: int, body: str) -> None:
+        """Comment on issue ``number``."""
+        issue = self._issue(number)
+        with self._translate(f"comment on #{number}"):
+            made = issue.create_comment(body)
+        if made is None:
+            raise GitHubApiError(f"GitHub comment on #{number}: empty response")
+
+
+def _issue(raw: Any) -> Issue:
+    user = getattr(raw, "user", None)
+    return Issue(
+        number=int(raw.number),
+        title=str(raw.title or ""),
+        body=str(raw.body or ""),
+        state=str(raw.state or "open"),
+        author=str(getattr(user, "login", "") or ""),
+    )
+
+
+def issues_from_env(env: dict[str, str] | Any, timeout: float = 10.0) -> Github3Issues:
+    """A `Github3Issues` from Actions-style variables (as `perfgate.github.client_from_env`)."""
+    token = env.get("GITHUB_TOKEN", "")
+    repository = env.get("GITHUB_REPOSITORY", "")
+    if not token:
+        raise ValueError("GITHUB_TOKEN: not set; expected a token with issues: write")
+    if not repository:
+        raise ValueError("GITHUB_REPOSITORY: not set; expected 'owner/name'")
+    return Github3Issues(env.get("GITHUB_API_URL") or DEFAULT_API_URL, token, repository, timeout)

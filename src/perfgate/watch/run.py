@@ -1,0 +1,73 @@
+"""One watch run, without the I/O: series and stored state in; changes, snapshots, actions out.
+
+For each series: `detect` with the case's threshold (the gate's per-benchmark rule,
+`GateConfig.threshold_for`) and `[tool.perfgate]`'s ``watch_alpha`` / ``watch_min_segment``,
+then `state.reconcile` against what earlier runs recorded. The alerts (`issues.Alerter`) then
+act on the current state of every change of the watched series; what they did is recorded as
+one more snapshot (one per change and run).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from perfgate.config import GateConfig
+from perfgate.watch.detect import detect
+from perfgate.watch.issues import Action, Alerter
+from perfgate.watch.series import Series
+from perfgate.watch.state import WatchedChange, latest, reconcile
+
+Case = tuple[str, tuple[str, ...], str]
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The changes of the watched series after this run, and the snapshots it adds."""
+
+    changes: tuple[WatchedChange, ...]  # current state, in case then commit order
+    snapshots: tuple[WatchedChange, ...]
+    series: dict[Case, Series]
+
+
+def analyse(
+    all_series: Sequence[Series], config: GateConfig, stored: Sequence[WatchedChange]
+) -> Analysis:
+    """Detect and reconcile every series against the ``stored`` snapshots."""
+    current = latest(stored)
+    snapshots: list[WatchedChange] = []
+    by_case: dict[Case, Series] = {}
+    for series in all_series:
+        by_case[(series.benchmark, series.params, series.machine)] = series
+        threshold = config.threshold_for(series.benchmark)
+        found = detect(series, threshold, config.watch_alpha, min_segment=config.watch_min_segment)
+        for snap in reconcile(current, series, found, threshold):
+            snapshots.append(snap)
+            current[snap.change_id] = snap
+    positions = {(case, p.commit): p.position for case, s in by_case.items() for p in s.points}
+    watched = [c for c in current.values() if c.case in by_case]
+    watched.sort(key=lambda c: (c.case, positions.get((c.case, c.commit), -1), c.change_id))
+    return Analysis(tuple(watched), tuple(snapshots), by_case)
+
+
+def alert(
+    analysis: Analysis,
+    alerter: Alerter,
+    alert_suspected: bool,
+    unit_of: Callable[[str], str] = lambda _: "",
+) -> tuple[list[tuple[WatchedChange, Action]], Analysis]:
+    """Sync every change's issue; the actions and the analysis with their snapshots merged."""
+    actions = []
+    made = {s.change_id: s for s in analysis.snapshots}
+    changes = []
+    for change in analysis.changes:
+        series = analysis.series[change.case]
+        action, snap = alerter.sync(change, series, alert_suspected, unit_of(change.benchmark))
+        actions.append((change, action))
+        if snap is not None:
+            if change.change_id in made:  # one snapshot per change and run
+                snap = replace(snap, sequence=made[change.change_id].sequence)
+            made[change.change_id] = snap
+            change = snap
+        changes.append(change)
+    return actions, Analysis(tuple(changes), tuple(made.values()), analysis.series)

@@ -1,0 +1,138 @@
+"""`perfgate watch` at the edges: read the results and the state, post, record, print.
+
+The order of a run: the first-parent history of ``--ref`` (git), the series of the results
+directory (`load`), the stored snapshots of the ``perf-results`` branch (`store`), detection
+and reconciliation (`run.analyse`), the issues (`run.alert`), and last the new snapshots
+appended to the branch, so an issue opened is recorded with its number. A dry run posts and
+records nothing and prints what it would post.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from perfgate.config import load_config
+from perfgate.formats.benchmarks_json import read_benchmarks
+from perfgate.github import DEFAULT_COMMENT_AUTHOR
+from perfgate.history.branch import branch_git, first_parent_history
+from perfgate.watch.alerts import Links
+from perfgate.watch.issues import Action, Alerter, IssuesApi, issues_from_env
+from perfgate.watch.load import load_series
+from perfgate.watch.record import watched_record
+from perfgate.watch.run import Analysis, alert, analyse
+from perfgate.watch.state import WatchedChange
+from perfgate.watch.store import read_state, record_state
+
+
+@dataclass(frozen=True)
+class WatchOptions:
+    """What `perfgate watch` was asked to do (see `perfgate.commands.watch`)."""
+
+    results: Path
+    repo: Path = Path(".")
+    ref: str = "HEAD"
+    config: Path = Path("pyproject.toml")
+    remote: str = "origin"
+    branch: str = "perf-results"
+    use_state: bool = True
+    alert_suspected: bool = False
+    dry_run: bool = False
+    as_json: bool = False
+    dashboard_url: str | None = None
+    issue_author: str | None = None
+
+
+def watch(
+    options: WatchOptions,
+    env: Mapping[str, str] | None = None,
+    out: TextIO | None = None,
+    api_factory: Callable[[], IssuesApi] | None = None,
+) -> int:
+    """Carry out one watch run; 0 (errors raise `UserError`/`HistoryError`, exit 3).
+
+    ``env`` defaults to the process environment, ``out`` to stdout.
+    """
+    env = os.environ if env is None else env
+    out = sys.stdout if out is None else out
+    config = load_config(options.config, required=False)
+    history = first_parent_history(branch_git(options.repo), options.ref, "--ref")
+    loaded = load_series(options.results, history[::-1], config.is_higher_better)
+    for reason in loaded.skipped:
+        print(f"perfgate watch: skipped: {reason}", file=sys.stderr)
+    stored = _stored(options)
+    analysis = analyse(loaded.series, config, stored)
+    units = {name: info.unit for name, info in read_benchmarks(options.results).items()}
+    alerter = Alerter(
+        None if options.dry_run else (api_factory or (lambda: issues_from_env(env))),
+        _links(env, options.dashboard_url),
+        options.issue_author or env.get("PERFGATE_COMMENT_AUTHOR") or DEFAULT_COMMENT_AUTHOR,
+    )
+    actions, analysis = alert(
+        analysis, alerter, options.alert_suspected, lambda b: units.get(b, "")
+    )
+    if options.use_state and not options.dry_run and analysis.snapshots:
+        record_state(options.repo, options.remote, options.branch, analysis.snapshots, _now())
+    _print(analysis, actions, options, out)
+    return 0
+
+
+def _stored(options: WatchOptions) -> list[WatchedChange]:
+    if not options.use_state:
+        return []
+    return read_state(options.repo, options.remote, options.branch)
+
+
+def _links(env: Mapping[str, str], dashboard_url: str | None) -> Links:
+    server, repository = env.get("GITHUB_SERVER_URL"), env.get("GITHUB_REPOSITORY")
+    repository_url = f"{server.rstrip('/')}/{repository}" if server and repository else None
+    return Links(repository_url, dashboard_url)
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _print(
+    analysis: Analysis,
+    actions: Sequence[tuple[WatchedChange, Action]],
+    options: WatchOptions,
+    out: TextIO,
+) -> None:
+    if options.as_json:
+        records = [watched_record(change) for change in analysis.changes]
+        out.write(json.dumps(records, indent=1) + "\n")
+        return
+    out.write(format_table(analysis.changes))
+    for change, action in actions:
+        if action.verb == "none":
+            continue
+        where = f"#{action.issue}" if action.issue is not None else "a new issue"
+        prefix = "would " if options.dry_run else ""
+        out.write(f"\n{prefix}{action.verb} {where} for {change.label}\n")
+        if options.dry_run:
+            if action.title:
+                out.write(f"title: {action.title}\n")
+            out.write(action.text.rstrip("\n") + "\n")
+
+
+def format_table(changes: Sequence[WatchedChange]) -> str:
+    """The human table: one line per change, or one line saying there is none."""
+    if not changes:
+        return "perfgate watch: no change points in the stored history\n"
+    rows = [("status", "direction", "ratio", "range", "issue", "case")]
+    for c in changes:
+        issue = f"#{c.issue}" if c.issue is not None else "-"
+        span = f"{c.last_good_commit[:8]}..{c.commit[:8]}"
+        rows.append((c.status.value, c.direction.value, f"{c.ratio:.3f}", span, issue, c.label))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    lines = [
+        "  ".join(f"{v:<{w}}" for v, w in zip(r, widths, strict=False)) + "  " + r[5] for r in rows
+    ]
+    return "\n".join(line.rstrip() for line in lines) + "\n"

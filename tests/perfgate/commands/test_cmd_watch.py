@@ -1,0 +1,85 @@
+"""`perfgate watch` on the command line: the table, --json, and exit 3 on bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from watch_history import scripted_history, slowdown
+
+from perfgate.cli import main
+from perfgate.config import parse_config
+from perfgate.errors import ConfigError
+
+
+@pytest.fixture(autouse=True)
+def _git_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for key in ("GITHUB_TOKEN", "GITHUB_REPOSITORY", "GITHUB_SERVER_URL"):
+        monkeypatch.delenv(key, raising=False)
+
+
+def _argv(tmp_path: Path, *extra: str) -> list[str]:
+    history = scripted_history(tmp_path)
+    history.measure((1, 4, 8, 12), slowdown(7))
+    return [
+        "watch",
+        "--results",
+        str(history.results),
+        "--repo",
+        str(history.repo),
+        "--config",
+        str(tmp_path / "none.toml"),
+        "--no-state",
+        *extra,
+    ]
+
+
+def test_watch_prints_a_table_of_the_changes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(_argv(tmp_path)) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split() == [
+        "status",
+        "direction",
+        "ratio",
+        "range",
+        "issue",
+        "case",
+    ]
+    assert "suspected  regression" in out and "time_compute(assembled) on perf-runner" in out
+
+
+def test_watch_json_lists_each_change(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(_argv(tmp_path, "--json")) == 0
+    (record,) = json.loads(capsys.readouterr().out)
+    assert {"benchmark", "params", "machine", "commit", "ratio", "direction", "status"} <= set(
+        record
+    )
+    assert (record["params"], record["status"]) == (["assembled"], "suspected")
+
+
+def test_an_unknown_ref_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(_argv(tmp_path, "--ref", "no-such-ref")) == 3
+    assert "no-such-ref" in capsys.readouterr().err
+
+
+def test_a_missing_results_dir_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = _argv(tmp_path)
+    argv[2] = str(tmp_path / "nowhere")
+    assert main(argv) == 3
+    assert "nowhere" in capsys.readouterr().err
+
+
+def test_watch_keys_of_the_configuration() -> None:
+    config = parse_config({"watch_alpha": 0.02, "watch_min_segment": 6})
+    assert (config.watch_alpha, config.watch_min_segment) == (0.02, 6)
+    assert (parse_config({}).watch_alpha, parse_config({}).watch_min_segment) == (0.01, 5)
+    with pytest.raises(ConfigError, match="tool.perfgate.watch_alpha"):
+        parse_config({"watch_alpha": 0.7})
+    with pytest.raises(ConfigError, match="tool.perfgate.watch_min_segment"):
+        parse_config({"watch_min_segment": 1})
