@@ -10,10 +10,11 @@ import pytest
 
 from perfgate.process import run_process
 
+pytestmark = pytest.mark.subprocess
+
 TAIL_CHARS = 8000  # what run_process keeps of the output
 
 
-@pytest.mark.subprocess
 def test_child_processes_get_no_secrets_and_their_output_is_redacted(tmp_path: Path) -> None:
     """The parity command and asv run third-party code: no token in their environment, and
     a secret value they print (e.g. read from a file) is starred out of the returned tail."""

@@ -24,6 +24,8 @@ from termplan import compile as tp_compile
 from termplan import numba_cache
 from termplan.compile import CacheDirWarning
 
+pytestmark = [pytest.mark.numba("termplan"), pytest.mark.subprocess]
+
 PACKAGE_DIR = Path(termplan.__file__).resolve().parent
 
 HELPER = """\

@@ -12,6 +12,8 @@ from perfgate.cli import main
 from perfgate.config import parse_config
 from perfgate.errors import ConfigError
 
+pytestmark = pytest.mark.subprocess
+
 
 @pytest.fixture(autouse=True)
 def _git_env(monkeypatch: pytest.MonkeyPatch) -> None:

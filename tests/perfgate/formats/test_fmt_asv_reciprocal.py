@@ -25,6 +25,8 @@ from perfgate.formats.asv_reciprocal import (
     write_dashboard_results,
 )
 
+pytestmark = pytest.mark.subprocess
+
 RATE = Bench("collector.Collector.track_env_steps_per_s", kind="track", unit="steps/s")
 TIME = Bench("hot_slice.HotSlice.time_compute", ("path",), (("numpy",),))
 

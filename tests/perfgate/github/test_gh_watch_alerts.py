@@ -23,6 +23,8 @@ from perfgate.watch.service import WatchOptions, watch
 from perfgate.watch.state import advance, latest
 from perfgate.watch.store import read_state, record_state
 
+pytestmark = pytest.mark.subprocess
+
 STORED = (1, 4, 8, 12)
 
 

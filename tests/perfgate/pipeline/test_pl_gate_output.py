@@ -13,6 +13,8 @@ from perfgate.errors import UserError
 from perfgate.pipeline import gate, publish
 from perfgate.pipeline.context import GateOptions
 
+pytestmark = pytest.mark.subprocess
+
 TOKEN = "ghp_" + "Gate_Secret*Token" * 2
 
 
