@@ -208,7 +208,15 @@ def test_perf_gate_design() -> None:
     assert triggers["pull_request"]["types"] == ["opened", "synchronize", "reopened"]
     assert bench["concurrency"]["cancel-in-progress"] is True
     assert "github.event.pull_request.number" in bench["concurrency"]["group"]
-    assert any(step.get("run") == "ci/gate.sh" for step in bench["steps"])
+    # the gate's tooling is the base commit; the head is fetched as data and only measured
+    base = "${{ github.event.pull_request.base.sha }}"
+    checkouts = [
+        s for s in bench["steps"] if str(s.get("uses", "")).startswith("actions/checkout")
+    ]
+    assert [c["with"]["ref"] for c in checkouts] == [base], "only the base is checked out"
+    runs = [s.get("run") for s in bench["steps"]]
+    assert runs.index("ci/fetch-pr-head.sh") < runs.index("ci/gate.sh")
+    assert "head.ref" not in json.dumps(workflow)
     assert post["permissions"] == {
         "contents": "read",
         "pull-requests": "write",
