@@ -217,6 +217,10 @@ def test_perf_gate_design() -> None:
     runs = [s.get("run") for s in bench["steps"]]
     assert runs.index("ci/fetch-pr-head.sh") < runs.index("ci/gate.sh")
     assert "head.ref" not in json.dumps(workflow)
+    # noise floors come from perf-results, never from a folder the benchmarks could write
+    gate_env = next(s for s in bench["steps"] if s.get("run") == "ci/gate.sh")["env"]
+    assert gate_env["PERFGATE_FLOORS_REF"] == "refs/remotes/origin/perf-results"
+    assert "PERFGATE_WORK_DIR" not in json.dumps(workflow)
     assert post["permissions"] == {
         "contents": "read",
         "pull-requests": "write",
@@ -230,8 +234,17 @@ def test_perf_gate_design() -> None:
 
 def test_perf_history_design() -> None:
     workflow = yaml.safe_load((WORKFLOWS / "perf-history.yml").read_text())
-    assert workflow[True] == {"push": {"branches": ["main"]}}
+    assert workflow[True]["push"] == {"branches": ["main"]}
+    assert set(workflow[True]) == {"push", "workflow_dispatch"}
     jobs = workflow["jobs"]
+    # noise floors: calibrated on main only, stored on perf-results with their digest
+    calibrate = jobs["calibrate"]
+    assert "github.ref == 'refs/heads/main'" in calibrate["if"]
+    calibrate_runs = [str(s.get("run")) for s in calibrate["steps"]]
+    at_calibrate = next(k for k, r in enumerate(calibrate_runs) if "perfgate.cli calibrate" in r)
+    at_store = next(k for k, r in enumerate(calibrate_runs) if "history append-noise" in r)
+    assert at_calibrate < at_store
+    assert "GITHUB_TOKEN" not in json.dumps(calibrate["steps"][at_calibrate])
     assert "${{ matrix.machine }}" in jobs["bench"]["runs-on"]
     assert any("ci/append-results.sh" in str(s.get("run")) for s in jobs["bench"]["steps"])
     steps = jobs["bench"]["steps"]

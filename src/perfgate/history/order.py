@@ -21,6 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
 
 SUITES_DIR = "suites"
+#: Calibrated noise floors and their digests (`perfgate.history.noise`).
+NOISE_DIR = "noise"
 _FULL_HASH = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _RESULT_NAME = re.compile(r"(?P<prefix>[0-9a-f]{8})-[^/]+\.json")
 #: asv names result files ``<machine>/<commit_hash[:8]>-<env>.json``.
@@ -111,10 +113,12 @@ def check_machine(machine: str) -> str:
 def export_layout(tree: Mapping[str, str], history: Sequence[str]) -> dict[str, str]:
     """What ``export`` writes: destination path -> blob id, from the branch ``tree``.
 
-    Every file but ``suites/``; ``benchmarks.json`` is the newest suite of ``history`` (newest
-    first) when it has one, else the branch's own (written by the last append).
+    Every file but ``suites/`` and ``noise/`` (noise floors are not asv results);
+    ``benchmarks.json`` is the newest suite of ``history`` (newest first) when it has one,
+    else the branch's own (written by the last append).
     """
-    layout = {p: b for p, b in tree.items() if not p.startswith(f"{SUITES_DIR}/")}
+    kept = (p for p in tree if not p.startswith((f"{SUITES_DIR}/", f"{NOISE_DIR}/")))
+    layout = {p: tree[p] for p in kept}
     chosen = newest_suite(history, stored_suites(tree))
     if chosen is not None:
         layout["benchmarks.json"] = tree[chosen]
