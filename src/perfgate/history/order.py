@@ -23,6 +23,8 @@ from pathlib import PurePosixPath
 SUITES_DIR = "suites"
 #: Calibrated noise floors and their digests (`perfgate.history.noise`).
 NOISE_DIR = "noise"
+#: Accepted regressions (`perfgate.history.acceptances`).
+ACCEPTANCES_DIR = "acceptances"
 _FULL_HASH = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _RESULT_NAME = re.compile(r"(?P<prefix>[0-9a-f]{8})-[^/]+\.json")
 #: asv names result files ``<machine>/<commit_hash[:8]>-<env>.json``.
@@ -113,11 +115,12 @@ def check_machine(machine: str) -> str:
 def export_layout(tree: Mapping[str, str], history: Sequence[str]) -> dict[str, str]:
     """What ``export`` writes: destination path -> blob id, from the branch ``tree``.
 
-    Every file but ``suites/`` and ``noise/`` (noise floors are not asv results);
+    Every file but ``suites/``, ``noise/`` and ``acceptances/`` (not asv results);
     ``benchmarks.json`` is the newest suite of ``history`` (newest first) when it has one,
     else the branch's own (written by the last append).
     """
-    kept = (p for p in tree if not p.startswith((f"{SUITES_DIR}/", f"{NOISE_DIR}/")))
+    records = (f"{SUITES_DIR}/", f"{NOISE_DIR}/", f"{ACCEPTANCES_DIR}/")
+    kept = (p for p in tree if not p.startswith(records))
     layout = {p: tree[p] for p in kept}
     chosen = newest_suite(history, stored_suites(tree))
     if chosen is not None:
