@@ -159,6 +159,37 @@ def test_zizmor_reports_nothing() -> None:
     assert "No findings to report" in output, output
 
 
+#: zizmor --persona=auditor findings triaged in README.md "Security": (audit, workflow, job).
+TRIAGED = {
+    ("self-hosted-runner", "perf-gate.yml", "bench"),
+    ("self-hosted-runner", "perf-gate-fork.yml", "bench"),
+    ("self-hosted-runner", "perf-history.yml", "bench"),
+    ("self-hosted-runner", "perf-history.yml", "calibrate"),
+}
+
+
+def test_zizmor_auditor_findings_are_the_triaged_ones() -> None:
+    """The auditor persona's findings are exactly those the README's Security section
+    justifies: a new one fails here until it is fixed or triaged."""
+    binary = _tool("zizmor")
+    assert binary is not None, "zizmor is not installed (pip install zizmor)"
+    argv = [binary, "--offline", "--persona=auditor", "--no-progress", "--format", "json"]
+    done = subprocess.run(
+        [*argv, str(WORKFLOWS)], capture_output=True, text=True, timeout=300, check=False
+    )
+    found = set()
+    for finding in json.loads(done.stdout):
+        where = finding["locations"][0]["symbolic"]
+        path = Path(where["key"]["Local"]["verbatim_path"]).name
+        route = [step.get("Key") for step in where["route"]["route"]]
+        found.add((finding["ident"], path, route[1] if len(route) > 1 else ""))
+    assert found == TRIAGED
+    readme = (REPO / "README.md").read_text()
+    security = readme[readme.index("## Security") :]
+    for ident, workflow, _job in TRIAGED:
+        assert ident in security and workflow in security
+
+
 def test_linters_catch_a_bad_workflow(
     bad_root: Path, actionlint_findings: dict[Path, list[str]]
 ) -> None:
@@ -230,6 +261,22 @@ def test_perf_gate_design() -> None:
     checkout = post["steps"][0]
     assert checkout["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"
     assert "secrets." not in json.dumps(workflow)
+    # merge policy: pending at the start, the override label checked when posting, and an
+    # accepted regression appended to perf-results by base code only
+    jobs = workflow["jobs"]
+    pending = jobs["pending"]
+    assert pending["permissions"] == {"contents": "read", "statuses": "write"}
+    assert "needs" not in pending and "pending" in post["needs"]
+    assert any("post --pending" in str(s.get("run")) for s in pending["steps"])
+    assert any(
+        "--accept-label perf-regression-accepted" in str(s.get("run")) for s in post["steps"]
+    )
+    record = jobs["record-acceptance"]
+    assert record["permissions"] == {"contents": "write"}
+    for job in (pending, record):
+        refs = [s["with"]["ref"] for s in job["steps"] if "checkout" in str(s.get("uses"))]
+        assert refs == [base]
+    assert any("history append-acceptance" in str(s.get("run")) for s in record["steps"])
 
 
 def test_perf_history_design() -> None:
