@@ -13,9 +13,12 @@
 #                   PR_NUMBER); otherwise print what would be posted (--dry-run). In
 #                   perf-gate.yml the benchmark job has no write token, so a separate job posts.
 #   REPORT_URL      link for the status (e.g. the workflow run holding the HTML artifact)
-#   PERFGATE_WORK_DIR  exports, rounds and noise floors (default: .perfgate in the checkout,
-#                   which actions/checkout deletes; set a runner-persistent folder so that
-#                   calibrated noise floors are used; the report says "none calibrated")
+#   PERFGATE_WORK_DIR  exports and rounds (default: .perfgate in the checkout). Noise floors
+#                   are never read from it: the benchmarks of the pull request could write it
+#   PERFGATE_FLOORS_REF  a fetched ref of the perf-results branch (e.g.
+#                   refs/remotes/origin/perf-results): the gate reads the newest calibrated
+#                   noise floors of its machine there, verified against their digest; unset
+#                   or absent: no floors (the report says "none calibrated")
 #   PYTHON          default .venv/bin/python (created by `make venv`)
 #
 # Exit code: the gate's (0 pass, 1 regression, 2 parity failure, 3 error); 3 when the gate
@@ -36,9 +39,14 @@ fi
 echo "perfgate gate: base=$BASE (merge base of $BASE_SHA) head=$HEAD_SHA"
 gate_args=(--base "$BASE" --head "$HEAD_SHA" --report-dir "$REPORT_DIR")
 if [[ -n "${PERFGATE_WORK_DIR:-}" ]]; then
-    # outside the checkout, which actions/checkout cleans: calibrated A/A noise floors
-    # (`perfgate calibrate --work-dir` on the runner) must survive from one job to the next
     gate_args+=(--work-dir "$PERFGATE_WORK_DIR")
+fi
+if [[ -n "${PERFGATE_FLOORS_REF:-}" ]]; then
+    if git rev-parse --verify --quiet "${PERFGATE_FLOORS_REF}^{commit}" >/dev/null; then
+        gate_args+=(--floors-ref "$PERFGATE_FLOORS_REF")
+    else
+        echo "perfgate gate: no $PERFGATE_FLOORS_REF (no perf-results branch yet): no noise floors"
+    fi
 fi
 gate_status=0
 "$PY" -m perfgate.cli gate "${gate_args[@]}" || gate_status=$?

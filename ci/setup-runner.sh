@@ -134,9 +134,8 @@ runner() {
     cat <<EOF
 # 1. An unprivileged account: no sudo, no docker group; it owns only the runner directory.
 useradd --create-home --shell /bin/bash $RUNNER_USER
-# persistent work folder of the gate (exports, rounds, calibrated A/A noise floors); then, as
-# $RUNNER_USER: perfgate calibrate --work-dir /var/lib/perfgate (after every host change)
-install -d -o $RUNNER_USER -m 0750 /var/lib/perfgate
+# Noise floors: after every host change, run perf-history.yml by hand on main with
+# "calibrate" (floors are stored on the perf-results branch; the gate reads them there).
 apt-get install -y numactl git make python3-venv
 # 2. As $RUNNER_USER, in the runner directory (the registration token is typed, never stored):
 ./config.sh --url https://github.com/OWNER/REPO --token "\$REGISTRATION_TOKEN" \\

@@ -37,6 +37,7 @@ from perfgate.errors import ConfigError
 
 INCONCLUSIVE_POLICIES = ("error", "block")
 STRADDLE_POLICIES = ("report", "error", "block")
+VARIANT_ABSOLUTE_POLICIES = ("report", "block")
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,7 @@ class GateConfig:
     quick_bench: tuple[str, ...] | None = None
     max_rounds: int = 30
     straddle: str = "report"
+    variant_absolute: str = "report"
     fingerprint_ignore: tuple[str, ...] = ()
     pin_threads: int | None = None
     resamples: int = 2000
@@ -157,6 +159,7 @@ _TOP_KEYS = {
     "quick_bench",
     "max_rounds",
     "straddle",
+    "variant_absolute",
     "fingerprint_ignore",
     "pin_threads",
     "resamples",
@@ -359,6 +362,11 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
         quick_bench=_optional_regexes("tool.perfgate.quick_bench", data.get("quick_bench")),
         max_rounds=max_rounds,
         straddle=straddle,
+        variant_absolute=_choice(
+            "tool.perfgate.variant_absolute",
+            data.get("variant_absolute", "report"),
+            VARIANT_ABSOLUTE_POLICIES,
+        ),
         fingerprint_ignore=_str_list(
             "tool.perfgate.fingerprint_ignore", data.get("fingerprint_ignore", [])
         ),

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from perfgate.acceptance import Acceptance, LabelEvent, judge, label_applier
 from perfgate.formats.report_files import MARKER
 from perfgate.retry import RetryPolicy
 from perfgate.secrets import redact
@@ -84,6 +85,14 @@ class GitHubApi(Protocol):
         self, sha: str, state: str, description: str, target_url: str | None, context: str
     ) -> None:
         """Create a commit status on ``sha``."""
+        ...
+
+    def label_events(self, number: int) -> list[LabelEvent]:
+        """The ``labeled`` / ``unlabeled`` events of ``number``, oldest first."""
+        ...
+
+    def permission(self, login: str) -> str:
+        """``login``'s permission on the repository (admin, maintain, write, read, none)."""
         ...
 
 
@@ -246,6 +255,15 @@ class Poster:
             ),
         )
 
+    def acceptance(self, number: int, label: str) -> Acceptance:
+        """Whether ``label`` on ``number`` accepts its regression (see `perfgate.acceptance`)."""
+        applier = label_applier(
+            self._retry("label events", lambda: self.api.label_events(number)), label
+        )
+        if applier is None:
+            return judge(None, None)
+        return judge(applier, self._retry("permission", lambda: self.api.permission(applier)))
+
     def publish(
         self,
         number: int,
@@ -363,6 +381,29 @@ class Github3Client:
             made = repo.create_status(sha, state, target_url, description, context)
         if made is None:
             raise GitHubApiError(f"GitHub create status on {sha[:12]}: empty response")
+
+    def label_events(self, number: int) -> list[LabelEvent]:
+        """The issue events API (``GET .../issues/{number}/events``), label events only."""
+        issue = self._issue(number)
+        with self._translate(f"list events of #{number}"):
+            found = [e.as_dict() for e in issue.events()]
+        return [
+            LabelEvent(e["event"], str((e.get("label") or {}).get("name", "")), _actor(e))
+            for e in found
+            if e.get("event") in ("labeled", "unlabeled")
+        ]
+
+    def permission(self, login: str) -> str:
+        """``GET .../collaborators/{login}/permission``: the user's permission."""
+        repo = self._repository()
+        url = repo._build_url("collaborators", login, "permission", base_url=repo._api)
+        with self._translate(f"permission of {login}"):
+            data = repo._json(repo._get(url), 200)
+        return str((data or {}).get("permission") or "none")
+
+
+def _actor(event: Mapping[str, Any]) -> str:
+    return str((event.get("actor") or {}).get("login") or "")
 
 
 def client_from_env(env: Mapping[str, str], timeout: float = 10.0) -> Github3Client:

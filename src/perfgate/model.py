@@ -177,6 +177,14 @@ class VariantComparison:
     row: CaseComparison
     reference_median: float | None = None
     higher_is_better: bool = False  # medians are throughputs, not times
+    #: (variant/baseline at head) / (variant/baseline at base), when both ran at base: the
+    #: row that gates (`perfgate.pipeline.compare.variant_drift`); None for a new variant
+    relative: CaseComparison | None = None
+
+    @property
+    def rows(self) -> tuple[CaseComparison, ...]:
+        """The absolute row, then the relative-to-base row when there is one."""
+        return (self.row,) if self.relative is None else (self.row, self.relative)
 
     @property
     def speedup_variant(self) -> float | None:
@@ -203,8 +211,10 @@ class Measured:
     base: dict[CaseKey, Measurement]
     head: dict[CaseKey, Measurement]
     head_variants: dict[CaseKey, Measurement]
+    base_variants: dict[CaseKey, Measurement]  # the same cases at base, for relative rows
     confirm: tuple[dict[CaseKey, Measurement], dict[CaseKey, Measurement]] | None
     confirm_head_variants: dict[CaseKey, Measurement] | None
+    confirm_base_variants: dict[CaseKey, Measurement] | None
     main_rounds: int
     confirm_rounds: int
     extra_rounds: int

@@ -47,6 +47,7 @@ class CommitState(str, Enum):
     SUCCESS = "success"
     FAILURE = "failure"
     ERROR = "error"
+    PENDING = "pending"  # set while the gate runs (perf-gate.yml), never for a verdict
 
 
 class GateVerdict(Enum):

@@ -44,6 +44,7 @@ def test_defaults_are_conservative() -> None:
     """Without configuration everything can block and confirmation is required."""
     cfg = GateConfig()
     assert cfg.can_block("anything") and cfg.confirm and cfg.inconclusive == "error"
+    assert cfg.variant_absolute == "report"  # relative to base (a new variant: absolute)
 
 
 @pytest.mark.parametrize(
@@ -68,6 +69,7 @@ def test_defaults_are_conservative() -> None:
         ({"parity_command": []}, "parity_command: expected a command"),
         ({"parity_command": [""]}, "parity_command: expected a command"),
         ({"quick_parity_command": []}, "quick_parity_command: expected a command"),
+        ({"variant_absolute": "pass"}, "tool.perfgate.variant_absolute: expected one of"),
     ],
 )
 def test_bad_config_names_the_key(section: dict[str, object], message: str) -> None:

@@ -6,8 +6,11 @@
 Runs one commit against itself in the gate's interleaved rounds (the same asv processes,
 pinning and sample format as ``perfgate gate``) and stores, per case, the relative change
 that A/A noise alone reaches: a new ``perfgate-noise`` v1 file
-``WORK/noise/<machine>/<UTC time>.json`` per calibration (atomic, never overwritten); the
-gate reads the newest one for its machine id and never uses a threshold below the floor.
+``WORK/noise/<machine>/<UTC time>.json`` per calibration (atomic, never overwritten). The
+gate does not read it there (benchmark code could write that folder): the history workflow
+on main stores it on the perf-results branch with its content digest (``perfgate history
+append-noise --file ...``), and the gate reads the newest one for its machine id from a
+fetched commit of that branch (``--floors-ref``) and never uses a threshold below the floor.
 
 Which spread: the gate compares a ratio of medians over at least ``min_samples`` paired
 rounds with the threshold, so the floor is taken from that same statistic. For every window

@@ -2,7 +2,7 @@
 
     perfgate gate --base REV --head REV [--bench REGEX ...] [--quick] [--budget-minutes M]
         [--report-dir DIR] [--config PYPROJECT] [--repo DIR] [--work-dir DIR]
-        [--machine NAME] [--post --pr N]
+        [--machine NAME] [--floors-ref REF] [--post --pr N]
 
 Runs locally with no GitHub and no server: parity at head, interleaved asv rounds of base
 and head (B,H then H,B; one asv process per side and round), sequential extra rounds for
@@ -10,6 +10,10 @@ undecided cases while the budget lasts, an independent confirmation re-run of fl
 then prints the markdown report and writes report.md, report.html and verdict.json into
 ``--report-dir`` (default ``reports/gate``; an earlier report there is moved to
 ``previous/<time>/``, never overwritten).
+
+Noise floors (``--floors-ref``): the newest ``perfgate calibrate`` file of this machine on a
+fetched commit of the perf-results branch, verified against its content digest (a mismatch
+is exit 3), read before any code of the head runs; never from the work folder.
 
 Exit codes: 0 pass, 1 stable regression (or a benchmark failing at head), 2 parity failure,
 3 error or refused comparison (unknown revision, asv failing, corrupt results, machine
@@ -49,6 +53,11 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--budget-minutes", type=cli_args.positive_number, help="time budget of the measurement"
     )
+    p.add_argument(
+        "--floors-ref",
+        help="a fetched perf-results commit: its newest noise floors of this machine "
+        "(perfgate history append-noise) raise thresholds; default: none",
+    )
     p.add_argument("--report-dir", default="reports/gate", help="default: reports/gate")
     p.add_argument("--post", action="store_true", help="post the report (needs --pr)")
     p.add_argument("--pr", type=int, help="pull request number for --post")
@@ -66,6 +75,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         report_dir=Path(args.report_dir),
         post=args.post,
         pr=args.pr,
+        floors_ref=args.floors_ref,
         **cli_args.measurement_options(args),
     )
     return gate.run(opts)

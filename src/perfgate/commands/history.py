@@ -5,10 +5,16 @@
     perfgate history export  [--repo R] [--remote O] [--branch B] [--dest DIR] [--ref REF]
     perfgate history pending --machine M [--repo R] [--remote O] [--branch B] [--ref REF]
                              [--max-commits N]
+    perfgate history append-noise --file NOISE.json [--repo R] [--remote O] [--branch B]
+    perfgate history append-acceptance --file RECORD.json [--repo R] [--remote O] [--branch B]
 
 ``append`` adds a run's result files to the branch (never overwriting a result), ``export``
 writes the branch out for ``asv publish``, ``pending`` prints the commits a run on one machine
-should measure, newest first (see `perfgate.history`). Exit codes: 0 success, 1 error
+should measure, newest first (see `perfgate.history`); ``append-noise`` stores a
+``perfgate calibrate`` file with its content digest under ``noise/<machine>/``, where the
+gate reads floors from (`perfgate.history.noise`; only the history workflow on main may
+run it); ``append-acceptance`` records a regression accepted with the override label
+(``acceptances/<pr>-<head>.json``, `perfgate.history.acceptances`). Exit codes: 0 success, 1 error
 (message on stderr), 2 usage.
 """
 
@@ -20,9 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from perfgate.cli_args import positive_int
+from perfgate.errors import UserError
+from perfgate.history.acceptances import append_acceptance
 from perfgate.history.append import HISTORY_RETRY, append
 from perfgate.history.branch import HistoryError
 from perfgate.history.export import export, pending
+from perfgate.history.noise import append_noise
 from perfgate.retry import RetryPolicy
 from perfgate.secrets import redact_url
 
@@ -33,6 +42,8 @@ _COMMANDS = (
     ("append", "append a results dir"),
     ("export", "write the branch out"),
     ("pending", "print the commits a run should measure, newest first"),
+    ("append-noise", "store a calibrated noise file and its digest"),
+    ("append-acceptance", "record an accepted regression"),
 )
 
 
@@ -52,7 +63,9 @@ def add_parser(subparsers: Any) -> None:
         p.add_argument("--repo", type=Path, default=Path("."), help="git repository (default .)")
         p.add_argument("--remote", default="origin", help="remote name or URL (default origin)")
         p.add_argument("--branch", default="perf-results", help="history branch")
-    append_p, export_p, pending_p = (sub.choices[name] for name, _ in _COMMANDS)
+    append_p, export_p, pending_p, noise_p, accept_p = (sub.choices[n] for n, _ in _COMMANDS)
+    noise_p.add_argument("--file", type=Path, required=True, help="a perfgate calibrate file")
+    accept_p.add_argument("--file", type=Path, required=True, help="a perfgate post record")
     append_p.add_argument("--results", type=Path, default=Path(".asv/results"))
     append_p.add_argument("--attempts", type=int, default=HISTORY_RETRY.attempts)
     append_p.add_argument("--retry-delay", type=float, default=HISTORY_RETRY.base_delay)
@@ -71,7 +84,7 @@ def run_from_args(args: argparse.Namespace) -> int:
     """Carry out one parsed history command; 0, or 1 with the (redacted) error on stderr."""
     try:
         _run(args)
-    except (HistoryError, ValueError) as exc:
+    except (HistoryError, ValueError, UserError) as exc:
         print(f"error: {redact_url(str(exc))}", file=sys.stderr)
         return EXIT_FAILED
     return 0
@@ -89,6 +102,13 @@ def _run(args: argparse.Namespace) -> None:
         where = f"{redact_url(args.remote)}/{args.branch}"
         done = f"pushed {report.commit}" if report.commit else "nothing new"
         print(f"{done} to {where} (attempts: {report.attempts})")
+    elif args.history_command in ("append-noise", "append-acceptance"):
+        adder = append_noise if args.history_command == "append-noise" else append_acceptance
+        report = adder(args.repo, args.file, args.remote, args.branch)
+        for change in report.changes:
+            print(f"{change.action.value:12} {change.target}")
+        done = f"pushed {report.commit}" if report.commit else "nothing new"
+        print(f"{done} to {redact_url(args.remote)}/{args.branch}")
     elif args.history_command == "export":
         for path, state in export(
             args.repo, args.remote, args.branch, args.dest, args.ref

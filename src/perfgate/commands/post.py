@@ -5,6 +5,12 @@ body) and ``verdict.json`` (``{"verdict": "pass|regression|parity_failure|error"
 "exit_code": int, "summary": str}``). Exit codes: 0 posted (whatever the verdict: the gate's
 own exit code carries it), 3 could not read the report or could not post after retries (the
 status is set to "error" when possible, so a broken run never reads as a pass).
+
+``--pending --sha SHA`` only sets the status to pending (at the start of the gate run).
+``--accept-label perf-regression-accepted``: a stable regression whose pull request carries
+the label, applied by a user with write access (the issue events API names who applied it,
+the collaborator permission endpoint says what they may do), is posted as success "accepted
+by @user", noted in the comment, and written to ``--acceptance-record`` for the history.
 """
 
 from __future__ import annotations
@@ -13,8 +19,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from perfgate.acceptance import ACCEPT_LABEL
+from perfgate.errors import UserError
 from perfgate.github import DEFAULT_COMMENT_AUTHOR
-from perfgate.pipeline.publish import post_report
+from perfgate.pipeline.publish import AcceptOptions, post_pending, post_report
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -27,7 +35,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--pr", type=int, required=True, help="pull request number")
     parser.add_argument(
-        "--report-dir", type=Path, required=True, help="directory with report.md, verdict.json"
+        "--report-dir", type=Path, help="directory with report.md, verdict.json (required)"
     )
     parser.add_argument("--sha", help="head commit SHA (default: $GITHUB_SHA)")
     parser.add_argument("--report-url", help="link to the full HTML report (status target)")
@@ -39,12 +47,32 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="login whose marker comment is updated (default: $PERFGATE_COMMENT_AUTHOR, "
         f"else {DEFAULT_COMMENT_AUTHOR})",
     )
+    parser.add_argument(
+        "--accept-label",
+        help=f"a stable regression with this label (e.g. {ACCEPT_LABEL}), applied by a user "
+        "with write access, is posted as success 'accepted by @user'",
+    )
+    parser.add_argument(
+        "--acceptance-record", type=Path, help="write the acceptance (JSON) here when accepted"
+    )
+    parser.add_argument(
+        "--pending", action="store_true", help="only set the status to pending (gate running)"
+    )
     parser.set_defaults(func=run_from_args)
     return parser
 
 
 def run_from_args(args: argparse.Namespace) -> int:
-    """argparse -> `perfgate.pipeline.publish.post_report`."""
+    """argparse -> `perfgate.pipeline.publish.post_report` (or `post_pending`)."""
+    if args.pending:
+        if not args.sha:
+            raise UserError("--pending needs --sha")
+        return post_pending(sha=args.sha, report_url=args.report_url)
+    if args.report_dir is None:
+        raise UserError("--report-dir is required")
+    accept = None
+    if args.accept_label:
+        accept = AcceptOptions(args.accept_label, args.acceptance_record)
     return post_report(
         pr=args.pr,
         report_dir=args.report_dir,
@@ -52,4 +80,5 @@ def run_from_args(args: argparse.Namespace) -> int:
         report_url=args.report_url,
         dry_run=args.dry_run,
         comment_author=args.comment_author,
+        accept=accept,
     )

@@ -1,5 +1,8 @@
 """Noise-floor files (``perfgate-noise`` v1), written by ``perfgate calibrate``: the only
-reader and writer, and their place in the work folder (``noise/<machine>/<UTC time>.json``).
+reader and writer, their place in the work folder (``noise/<machine>/<UTC time>.json``), and
+their content digests (``perfgate-noise-digest`` v1, ``<UTC time>.digest.json`` beside each
+file on the perf-results branch: ``{"kind": ..., "api_version": 1, "file": "<name>.json",
+"sha256": "<hex of the file's bytes>"}``; `perfgate.history.noise`).
 
 Format (``NOISE_API_VERSION`` 1; keys beyond ``cases`` are informational)::
 
@@ -11,6 +14,8 @@ Format (``NOISE_API_VERSION`` 1; keys beyond ``cases`` are informational)::
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -24,6 +29,8 @@ from perfgate.model import CaseKey
 
 NOISE_API_VERSION = 1
 NOISE_KIND = "perfgate-noise"
+DIGEST_KIND = "perfgate-noise-digest"
+DIGEST_SUFFIX = ".digest.json"
 
 
 @dataclass(frozen=True)
@@ -162,3 +169,51 @@ def newest_noise_file(work_dir: Path, machine_name: str) -> Path | None:
         p for p in folder.iterdir() if p.suffix == ".json" and not is_partial_name(p.name)
     )
     return files[-1] if files else None
+
+
+def content_digest(content: bytes) -> str:
+    """The sha256 (hex) of a noise file's bytes, as its digest file records it."""
+    return hashlib.sha256(content).hexdigest()
+
+
+def digest_document(file_name: str, content: bytes) -> dict[str, Any]:
+    """The ``perfgate-noise-digest`` v1 document of the noise file ``file_name``."""
+    return {
+        "api_version": NOISE_API_VERSION,
+        "kind": DIGEST_KIND,
+        "file": file_name,
+        "sha256": content_digest(content),
+    }
+
+
+def digest_name(file_name: str) -> str:
+    """The digest file beside the noise file ``file_name`` (``x.json``: ``x.digest.json``)."""
+    return file_name.removesuffix(".json") + DIGEST_SUFFIX
+
+
+def verified_noise_file(label: str, content: bytes, digest: bytes | None) -> NoiseFile:
+    """A noise file read from the perf-results branch, refused (`ResultFileError`, exit 3)
+    unless its digest file names it and records the sha256 of exactly these bytes."""
+    if digest is None:
+        raise ResultFileError(label, "no content digest beside it; refusing the noise floors")
+    try:
+        recorded = json.loads(digest)
+    except ValueError as exc:
+        raise ResultFileError(label, f"corrupt digest file ({exc}); refusing it") from None
+    name = label.rsplit("/", 1)[-1]
+    if not isinstance(recorded, dict) or recorded.get("kind") != DIGEST_KIND:
+        raise ResultFileError(label, f"its digest file is not a {DIGEST_KIND} file")
+    if recorded.get("file") != name:
+        raise ResultFileError(label, f"its digest file names {recorded.get('file')!r}")
+    actual = content_digest(content)
+    if recorded.get("sha256") != actual:
+        raise ResultFileError(
+            label,
+            f"content digest mismatch (sha256 {actual}, recorded {recorded.get('sha256')!r}):"
+            " the file was changed apart from its digest; refusing the noise floors",
+        )
+    try:
+        data = json.loads(content)
+    except ValueError as exc:
+        raise ResultFileError(label, f"corrupt or truncated JSON ({exc})") from None
+    return NoiseFile(Path(label), data)

@@ -23,6 +23,10 @@ from pathlib import PurePosixPath
 SUITES_DIR = "suites"
 #: The watch's state records (`perfgate.formats.watch_state`): not results, never exported.
 WATCH_DIR = "watch"
+#: Calibrated noise floors and their digests (`perfgate.history.noise`).
+NOISE_DIR = "noise"
+#: Accepted regressions (`perfgate.history.acceptances`).
+ACCEPTANCES_DIR = "acceptances"
 _FULL_HASH = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _RESULT_NAME = re.compile(r"(?P<prefix>[0-9a-f]{8})-[^/]+\.json")
 #: asv names result files ``<machine>/<commit_hash[:8]>-<env>.json``.
@@ -113,13 +117,13 @@ def check_machine(machine: str) -> str:
 def export_layout(tree: Mapping[str, str], history: Sequence[str]) -> dict[str, str]:
     """What ``export`` writes: destination path -> blob id, from the branch ``tree``.
 
-    Every file but ``suites/`` and ``watch/`` (asv would take a folder of JSON files for a
-    machine without its ``machine.json``); ``benchmarks.json`` is the newest suite of
-    ``history`` (newest first) when it has one, else the branch's own (written by the last
-    append).
+    Every file but the records that are not asv results (``suites/``, ``watch/``, ``noise/``,
+    ``acceptances/``: asv would take a folder of JSON files for a machine without its
+    ``machine.json``); ``benchmarks.json`` is the newest suite of ``history`` (newest first)
+    when it has one, else the branch's own (written by the last append).
     """
-    hidden = (f"{SUITES_DIR}/", f"{WATCH_DIR}/")
-    layout = {p: b for p, b in tree.items() if not p.startswith(hidden)}
+    records = (f"{SUITES_DIR}/", f"{WATCH_DIR}/", f"{NOISE_DIR}/", f"{ACCEPTANCES_DIR}/")
+    layout = {p: b for p, b in tree.items() if not p.startswith(records)}
     chosen = newest_suite(history, stored_suites(tree))
     if chosen is not None:
         layout["benchmarks.json"] = tree[chosen]

@@ -20,7 +20,9 @@ from perfgate import git, machine
 from perfgate.config import GateConfig, config_from_text, load_config
 from perfgate.errors import UserError
 from perfgate.formats import asv_conf
-from perfgate.formats.noise import NoiseFile, newest_noise_file, read_noise_file
+from perfgate.formats.noise import NoiseFile
+from perfgate.history.branch import HistoryError
+from perfgate.history.noise import newest_noise
 from perfgate.model import EnvironmentCheck
 
 WORK_DIR = ".perfgate"
@@ -48,6 +50,7 @@ class GateOptions:
     machine: str | None = None
     post: bool = False
     pr: int | None = None
+    floors_ref: str | None = None  # a fetched perf-results commit holding the noise floors
 
 
 @dataclass(frozen=True)
@@ -290,19 +293,30 @@ def suite_notes(s: GateSettings) -> tuple[str, ...]:
     )
 
 
+def read_noise(repo: Path, floors_ref: str | None, machine_name: str) -> NoiseFile | None:
+    """The newest noise file of ``machine_name`` on the perf-results commit ``floors_ref``
+    (None without a ref: no floors). Never from the work folder, which the benchmarks of a
+    pull request run next to and could write; a file failing its digest is an error."""
+    if floors_ref is None:
+        return None
+    try:
+        return newest_noise(repo, floors_ref, machine_name)
+    except HistoryError as exc:
+        raise UserError(f"noise floors (--floors-ref {floors_ref}): {exc}") from None
+
+
 def usable_noise_file(
-    work_dir: Path, machine_name: str, fingerprint: Mapping[str, Any], window: int
+    noise: NoiseFile | None, machine_name: str, fingerprint: Mapping[str, Any], window: int
 ) -> tuple[NoiseFile | None, str]:
-    """The newest noise file calibrated on *this* comparable environment, and a report note.
+    """``noise`` when it was calibrated on *this* comparable environment, and a report note.
 
     A floor raises thresholds, so one measured elsewhere (another machine or fingerprint, a
     copied file) or over another window (``min_samples``) would silently loosen the gate:
     such a file is skipped and the note says why.
     """
-    path = newest_noise_file(work_dir, machine_name)
-    if path is None:
+    if noise is None:
         return None, "noise floors: none calibrated"
-    noise = read_noise_file(path)
+    path = noise.path
     differing = EnvironmentCheck(
         comparable(noise.fingerprint), comparable(fingerprint)
     ).differing_keys

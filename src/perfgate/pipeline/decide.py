@@ -160,13 +160,15 @@ def decide(
         if finding:
             findings.append(finding)
     for v in variants:
-        finding = (
-            _row_finding(v.row, config, v.pair.label, _VARIANT_MISSING, _VARIANT_FAILED)
-            if v.row.blocking
-            else None
-        )
-        if finding:
-            findings.append(finding)
+        for row in v.rows:
+            what = v.pair.label if row is v.row else f"{v.pair.label}, change from base"
+            finding = (
+                _row_finding(row, config, what, _VARIANT_MISSING, _VARIANT_FAILED)
+                if row.blocking
+                else None
+            )
+            if finding:
+                findings.append(finding)
     if not any(r.blocking and r.verdict in _COMPARED for r in rows):
         findings.append((GateVerdict.ERROR, _nothing_compared(rows)))
     verdict = _worst([f[0] for f in findings])

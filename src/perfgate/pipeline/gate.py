@@ -90,6 +90,8 @@ def _gate_run(
     config, machine_name = s.config, s.machine
     hooks.log(f"base {s.base[:12]} head {s.head[:12]} machine {machine_name}; run dir {s.run_dir}")
     changes = (*([base_note] if base_note else []), *context.suite_notes(s))
+    # read before any code of the head runs (parity, benchmarks)
+    found = context.read_noise(s.repo, opts.floors_ref, machine_name)
     parity_result = parity.run_parity(s, parity.parity_command(config, opts.quick))
     hooks.log(f"parity: {parity_result.status.value}")
     if parity_result.status is not ParityStatus.PASSED:
@@ -97,7 +99,7 @@ def _gate_run(
         return _report(opts, s, failed, None, parity_result, None, changes)
     hooks.register_machine(machine_name)
     noise, noise_note = context.usable_noise_file(
-        s.work_dir, machine_name, fp_start.to_dict(), config.min_samples
+        found, machine_name, fp_start.to_dict(), config.min_samples
     )
     floors = noise.floors() if noise is not None else {}
     measurer = measure.Measurer(s, fp_start.to_dict(), hooks.side_runner)
@@ -145,6 +147,8 @@ def _command(opts: GateOptions, base: str, head: str) -> str:
         argv += ["--config", str(opts.config)]
     if opts.machine is not None:
         argv += ["--machine", opts.machine]
+    if opts.floors_ref is not None:
+        argv += ["--floors-ref", opts.floors_ref]
     return shlex.join(argv)
 
 

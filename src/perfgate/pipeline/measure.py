@@ -266,9 +266,9 @@ def measure(m: Measurer, floors: Floors, log: Log) -> Measured:
     def measured(log: RoundLog) -> tuple[dict[CaseKey, Measurement], dict[CaseKey, Measurement]]:
         return rounds.with_units(rounds.measurements(log), m.units)
 
-    def variants(log: RoundLog) -> dict[CaseKey, Measurement]:
+    def variants(log: RoundLog, side: str = "head") -> dict[CaseKey, Measurement]:
         aligned = rounds.variant_aligned(log, s.config.baselines)
-        return rounds.with_unit(rounds.head_measurements(aligned), m.units)
+        return rounds.with_unit(rounds.side_measurements(aligned, side), m.units)
 
     base_m, head_m = measured(main)
     confirm = measured(confirm_log) if confirm_log is not None else None
@@ -276,8 +276,10 @@ def measure(m: Measurer, floors: Floors, log: Log) -> Measured:
         base=base_m,
         head=head_m,
         head_variants=variants(main),
+        base_variants=variants(main, "base"),
         confirm=confirm,
         confirm_head_variants=variants(confirm_log) if confirm_log is not None else None,
+        confirm_base_variants=variants(confirm_log, "base") if confirm_log is not None else None,
         main_rounds=len(main.rounds),
         confirm_rounds=len(confirm_log.rounds) if confirm_log else 0,
         extra_rounds=extra,

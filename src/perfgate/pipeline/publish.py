@@ -9,15 +9,18 @@ the dry-run output and the log messages.
 
 from __future__ import annotations
 
+import datetime as _dt
 import logging
 import os
 import sys
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
+from perfgate import acceptance as acceptance_mod
+from perfgate.atomic import write_json_atomic
 from perfgate.formats import report_files
 from perfgate.formats.report_files import ReportFiles
 from perfgate.github import (
@@ -32,9 +35,10 @@ from perfgate.github import (
 from perfgate.pipeline import render
 from perfgate.retry import RetryPolicy
 from perfgate.secrets import Redactor
-from perfgate.verdict import EXIT_ERROR, EXIT_OK, CommitState, state_for
+from perfgate.verdict import EXIT_ERROR, EXIT_OK, CommitState, GateVerdict, state_for
 
 LOG = logging.getLogger(__name__)
+REGRESSION = GateVerdict.REGRESSION.json_name
 
 
 def redact(text: str, env: Mapping[str, str] | None = None) -> str:
@@ -99,6 +103,7 @@ def post_report(
     policy: RetryPolicy | None = None,
     sleep: Callable[[float], None] = time.sleep,
     out: TextIO | None = None,
+    accept: AcceptOptions | None = None,
 ) -> int:
     """Post the report in ``report_dir``; 0 posted, 3 not (see ``perfgate post``)."""
     env = os.environ if env is None else env
@@ -120,6 +125,8 @@ def post_report(
     except ValueError as exc:
         LOG.error("perfgate post: %s", redactor.text(str(exc)))
         return EXIT_ERROR
+    if accept is not None and report is not None and report.verdict == REGRESSION:
+        state, summary, body = _accepted(poster, pr, sha, accept, (state, summary, body))
     return _post(poster, pr, sha, report_url, body, state, summary, report is not None, out)
 
 
@@ -130,6 +137,52 @@ def _redacted(report: ReportFiles | None, redactor: Redactor) -> ReportFiles | N
     return replace(
         report, markdown=redactor.text(report.markdown), summary=redactor.text(report.summary)
     )
+
+
+@dataclass(frozen=True)
+class AcceptOptions:
+    """The override label to honour, and where to write the acceptance record."""
+
+    label: str
+    record: Path | None = None
+
+
+def _accepted(
+    poster: Poster, pr: int, sha: str, accept: AcceptOptions, plan: tuple[CommitState, str, str]
+) -> tuple[CommitState, str, str]:
+    """``plan`` (state, summary, body) of a stable regression after the label check: success
+    "accepted by @user" when a user with write access applied it, else unchanged (noted in
+    the comment when a user without write access applied it). A failed check accepts
+    nothing."""
+    state, summary, body = plan
+    try:
+        acceptance = poster.acceptance(pr, accept.label)
+    except GitHubApiError as exc:
+        LOG.error("perfgate post: cannot check label %s: %s", accept.label, exc)
+        return plan
+    body += acceptance_mod.comment_note(acceptance, accept.label)
+    if not acceptance.accepted:
+        return state, summary, body
+    if accept.record is not None:
+        now = _dt.datetime.now(_dt.UTC)
+        doc = acceptance_mod.acceptance_record(acceptance, pr, sha, summary, accept.label, now)
+        write_json_atomic(accept.record, doc)
+    return CommitState.SUCCESS, acceptance_mod.status_summary(acceptance, summary), body
+
+
+def post_pending(
+    *, sha: str, report_url: str | None = None, env: Mapping[str, str] | None = None,
+    api: GitHubApi | None = None, policy: RetryPolicy | None = None,
+) -> int:  # fmt: skip
+    """Set the ``perfgate`` status of ``sha`` to pending (the gate is running); 0 or 3."""
+    env = os.environ if env is None else env
+    try:
+        poster = Poster(api or client_from_env(env), policy)
+        poster.set_status(sha, CommitState.PENDING, f"measuring {sha[:12]}", report_url)
+    except (ValueError, GitHubApiError) as exc:
+        LOG.error("perfgate post --pending: %s", redact(str(exc), env))
+        return EXIT_ERROR
+    return EXIT_OK
 
 
 def _post(

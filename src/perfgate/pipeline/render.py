@@ -354,6 +354,7 @@ def _context(report: Report) -> dict[str, Any]:
         "r": report,
         "variants_slower": slower,
         "variants_faster": faster,
+        "relative": [v for v in report.variants if v.relative is not None],
         "marker": Raw(MARKER),
         "headline": _HEADLINES[verdict],
         "icon": Raw(_ICONS[verdict]),
@@ -424,7 +425,12 @@ def verdict_json(report: Report) -> dict[str, Any]:
         "command": report.command,
         "cases": [_row_json(r) for r in report.rows],
         "variants": [
-            {"pair": v.pair.label, **_row_json(v.row), "speedup_vs_reference": v.speedup_variant}
+            {
+                "pair": v.pair.label,
+                **_row_json(v.row),
+                "speedup_vs_reference": v.speedup_variant,
+                **({"relative_to_base": _row_json(v.relative)} if v.relative else {}),
+            }
             for v in report.variants
         ],
     }

@@ -90,8 +90,13 @@ def head_measurements(log: RoundLog) -> dict[CaseKey, Measurement]:
     drop head rounds, or the variant and its baseline would lose different rounds and be
     paired out of step (or fall back to pooled samples).
     """
-    keys = {k for r in log.rounds for k in r.head}
-    return {key: side_measurement(key, log.runs(key, "head")) for key in keys}
+    return side_measurements(log, "head")
+
+
+def side_measurements(log: RoundLog, side: str) -> dict[CaseKey, Measurement]:
+    """Every case of ``side`` ("base" or "head") with its rounds of that side as they ran."""
+    keys = {k for r in log.rounds for k in r.side(side)}
+    return {key: side_measurement(key, log.runs(key, side)) for key in keys}
 
 
 def variant_aligned(log: RoundLog, pairs: Sequence[BaselinePair]) -> RoundLog:

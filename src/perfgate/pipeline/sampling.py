@@ -23,7 +23,7 @@ from perfgate.model import (
 )
 from perfgate.pipeline.compare.confirm import confirmation_pending
 from perfgate.pipeline.compare.runs import compare_runs, compare_variants
-from perfgate.pipeline.rounds import RoundLog, head_measurements, measurements, variant_aligned
+from perfgate.pipeline.rounds import RoundLog, measurements, side_measurements, variant_aligned
 from perfgate.verdict import CaseVerdict
 
 Floors = Mapping[CaseKey, float]
@@ -82,22 +82,30 @@ def variant_head_cases(
     return out
 
 
+#: A variant row in the confirmation's targets: its group and whether it is the relative row.
+VariantRowId = tuple[CaseKey, bool]
+
+
+def variant_row_id(v: VariantComparison, row: CaseComparison) -> VariantRowId:
+    """Which of ``v``'s rows ``row`` is (absolute or relative to base share a group key)."""
+    return (row.key, row is v.relative)
+
+
 def flagged_variants(variants: Iterable[VariantComparison]) -> list[VariantComparison]:
-    """Blocking variant rows flagged slower or faster: both sides go to the confirmation.
+    """Variants with a blocking row (absolute, or relative to base) flagged slower or
+    faster: both sides go to the confirmation.
 
     A faster variant is re-run too: otherwise the report could only say "= same" for a
     variant that beats its baseline, which is the question the pairing exists to answer.
     """
-    return [v for v in variants if v.row.blocking and v.row.verdict in FLAGGED]
+    return [v for v in variants if any(r.blocking and r.verdict in FLAGGED for r in v.rows)]
 
 
 def undecided_variant_cases(
     variants: Iterable[VariantComparison], head_keys: Iterable[CaseKey], config: GateConfig
 ) -> list[CaseKey]:
     """Head cases behind variant rows that more rounds could settle (as :func:`undecided`)."""
-    rows = list(variants)
-    pending = set(undecided((v.row for v in rows), config))
-    return variant_head_cases([v for v in rows if v.row.key in pending], head_keys)
+    return variant_head_cases([v for v in variants if undecided(v.rows, config)], head_keys)
 
 
 def _interim(log: RoundLog, config: GateConfig, floors: Floors) -> list[CaseComparison]:
@@ -109,10 +117,12 @@ def _interim(log: RoundLog, config: GateConfig, floors: Floors) -> list[CaseComp
 def _interim_variants(
     log: RoundLog, config: GateConfig, floors: Floors
 ) -> tuple[list[VariantComparison], dict[CaseKey, Measurement]]:
-    """Variant rows (no confirmation) over the round-aligned head data of ``log``."""
+    """Variant rows (no confirmation) over the round-aligned data of ``log``; the head cases."""
     cfg = replace(config, confirm=False)
-    head_m = head_measurements(variant_aligned(log, cfg.baselines))
-    return compare_variants(head_m, cfg, noise_floors=floors), head_m
+    aligned = variant_aligned(log, cfg.baselines)
+    head_m = side_measurements(aligned, "head")
+    sides = (side_measurements(aligned, "base"), head_m)
+    return compare_variants(head_m, cfg, noise_floors=floors, sides=sides), head_m
 
 
 def next_extra_cases(log: RoundLog, config: GateConfig, floors: Floors) -> list[CaseKey]:
@@ -130,7 +140,7 @@ class ConfirmTargets:
     """What the confirmation re-runs: flagged rows and their direction, and the cases to run."""
 
     rows: Mapping[CaseKey, CaseVerdict]
-    variants: Mapping[CaseKey, CaseVerdict]
+    variants: Mapping[VariantRowId, CaseVerdict]
     cases: tuple[CaseKey, ...]
 
 
@@ -143,7 +153,12 @@ def confirm_targets(main: RoundLog, config: GateConfig, floors: Floors) -> Confi
     keys = [*flagged_rows, *variant_head_cases(chosen, head_m)]
     return ConfirmTargets(
         rows={r.key: r.verdict for r in rows if r.key in flagged_rows},
-        variants={v.row.key: v.row.verdict for v in chosen},
+        variants={
+            variant_row_id(v, r): r.verdict
+            for v in chosen
+            for r in v.rows
+            if r.blocking and r.verdict in FLAGGED
+        },
         cases=tuple(sorted(set(keys), key=natural_key)),
     )
 
@@ -163,8 +178,9 @@ def confirm_pending(
     open_variants = [
         v
         for v in variants
-        if v.row.key in targets.variants
-        and confirmation_pending(v.row, targets.variants[v.row.key], alpha)
+        for r in v.rows
+        if variant_row_id(v, r) in targets.variants
+        and confirmation_pending(r, targets.variants[variant_row_id(v, r)], alpha)
     ]
     todo += variant_head_cases(open_variants, head_m)
     return sorted(set(todo), key=natural_key)

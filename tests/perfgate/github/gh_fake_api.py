@@ -1,9 +1,10 @@
 """A fake GitHub REST API on 127.0.0.1 that checks every request against the OpenAPI spec.
 
-It keeps issue comments and commit statuses in memory, answers the few operations the poster
-uses, and can be scripted to fail (403 secondary rate limit, 502, slow responses) for the
-next requests. Any request that is not in the spec, or any response that would not fit the
-spec, is recorded in ``violations``; the fixture fails the test when that list is not empty.
+It keeps issue comments, commit statuses, label events and collaborator permissions in
+memory, answers the few operations the poster uses, and can be scripted to fail (403
+secondary rate limit, 502, slow responses) for the next requests. Any request that is not in
+the spec, or any response that would not fit the spec, is recorded in ``violations``; the
+fixture fails the test when that list is not empty.
 """
 
 from __future__ import annotations
@@ -58,6 +59,10 @@ class FakeGitHub(IssuesMixin):
         self.comments: dict[int, dict[str, Any]] = {}
         self.statuses: list[dict[str, Any]] = []
         self.issues: dict[int, dict[str, Any]] = {}  # opened through the API (IssuesMixin)
+        #: (action "labeled"/"unlabeled", label, actor) of every pull request, oldest first
+        self.label_events: dict[int, list[tuple[str, str, str]]] = {}
+        #: login -> repository permission (admin, maintain, write, triage, read); else none
+        self.permissions: dict[str, str] = {}
         self.requests: list[Recorded] = []
         self.violations: list[str] = []
         self.script: list[Scripted] = []
@@ -163,6 +168,10 @@ class FakeGitHub(IssuesMixin):
                 return self._error(404, "Not Found")
             comment["body"], comment["edits"] = body["body"], comment["edits"] + 1
             return 200, {}, self._comment_json(op, comment, full)
+        if key == ("GET", "/repos/{owner}/{repo}/issues/{issue_number}/events"):
+            return 200, {}, self._events(op, int(p["issue_number"]))
+        if key == ("GET", "/repos/{owner}/{repo}/collaborators/{username}/permission"):
+            return 200, {}, self._permission(op, p["username"])
         if key == ("POST", "/repos/{owner}/{repo}/statuses/{sha}"):
             self.statuses.append({"sha": p["sha"], **body})
             return 201, {}, self._status_json(op, p["sha"], body)
@@ -233,6 +242,27 @@ class FakeGitHub(IssuesMixin):
             )
             headers["Link"] = f'<{url}>; rel="next"'
         return 200, headers, [self._comment_json(op, c, full) for c in chunk]
+
+    def _events(self, op: Operation, number: int) -> list[dict[str, Any]]:
+        """The issue's label events, shaped as the spec's labeled/unlabeled issue events."""
+        items = self.spec.resolve(self.spec.response_schema(op, 200)["items"])
+        out = []
+        for k, (action, label, actor) in enumerate(self.label_events.get(number, [])):
+            options = [self.spec.resolve(s) for s in items.get("anyOf", [items])]
+            schema = next(s for s in options if "label" in s.get("required", []))
+            data = self.spec.generate(schema, self.base)
+            data.update(id=k + 1, event=action, url=f"{self._repo_url()}/issues/events/{k + 1}")
+            data["actor"].update(login=actor)
+            data["label"] = {"name": label, "color": "d73a4a"}
+            out.append(data)
+        return out
+
+    def _permission(self, op: Operation, login: str) -> dict[str, Any]:
+        data = self._fill(op, 200)
+        permission = self.permissions.get(login, "none")
+        data.update(permission=permission, role_name=permission)
+        data["user"].update(login=login)
+        return data
 
     def _status_json(self, op: Operation, sha: str, body: dict[str, Any]) -> dict[str, Any]:
         data = self._fill(op, 201)

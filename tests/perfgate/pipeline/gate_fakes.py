@@ -1,7 +1,8 @@
 """Fakes for gate tests: a tiny git repository and a side runner that "measures" its code.
 
 The fake side runner reads ``speed.json`` from the side's exported commit, so a slowdown is a
-committed code change, just as with asv: ``{"case-name": {"factor": 1.2, "fail": false}}``.
+committed code change, just as with asv: ``{"case-name": {"factor": 1.2, "fail": false}}``
+(``"absent": true``: the case does not exist at that commit).
 Samples are drawn with a seeded RNG around ``factor`` x 1 ms with 1% noise.
 """
 
@@ -113,6 +114,8 @@ class FakeSides:
             if not any(re.search(b, names[key]) for b in bench):
                 continue
             spec = speeds.get(name, {})
+            if spec.get("absent"):  # the case does not exist at this commit
+                continue
             if spec.get("fail"):
                 out[key] = None
                 continue

@@ -1,8 +1,11 @@
-"""`perfgate calibrate`: A/A rounds -> a new noise file per run; the gate reads the newest."""
+"""`perfgate calibrate`: A/A rounds -> a new noise file per run; stored with its digest on the
+perf-results branch (`perfgate history append-noise`), the gate reads the newest from there,
+never from its work folder."""
 
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,6 +19,7 @@ from perfgate.formats.noise import (
     read_noise_floors,
     write_noise_floors_atomic,
 )
+from perfgate.history.noise import append_noise
 from perfgate.pipeline import gate
 from perfgate.pipeline.calibrate import case_floor, window_ratios
 from perfgate.pipeline.context import GateOptions, machine_id, pin_plan
@@ -50,20 +54,83 @@ def test_calibrate_writes_new_file_each_time(tmp_path: Path) -> None:
     assert newest_noise_file(repo / ".perfgate", folder.name) == files[-1]
 
 
+def _store(repo: Path, doc: dict, name: str = "20260101T000000Z.json") -> str:  # type: ignore[type-arg]
+    """Append ``doc`` as a noise file (with its digest) to the repo's perf-results branch."""
+    path = repo.parent / name
+    path.write_text(json.dumps(doc))
+    append_noise(repo, path, str(repo), "perf-results")
+    return "perf-results"
+
+
+def _edit(repo: Path, ref: str) -> Path:
+    """A worktree of ``ref`` (the perf-results branch), to change it by hand."""
+    work = repo.parent / "edit"
+    subprocess.run(["git", "-C", str(repo), "worktree", "add", "-q", str(work), ref], check=True)
+    return work
+
+
+def _commit(work: Path, message: str) -> None:
+    ident = ["-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "-C", str(work), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(work), *ident, "commit", "-qm", message], check=True)
+
+
 def test_floor_raises_gate_threshold(tmp_path: Path) -> None:
     """A stored floor above the configured threshold becomes the case's threshold."""
     repo = make_repo(tmp_path)
     out: list[str] = []
     fake = hooks(FakeSides(), out)
-    opts = GateOptions(base="HEAD", head="HEAD", repo=repo, report_dir=repo / "out")
     fp = fake.fingerprint(pin_plan())
-    name = machine_id(fp)
-    doc = _noise_doc(name, fp.to_dict())
-    write_noise_floors_atomic(noise_dir(repo / ".perfgate", name) / "1.json", doc)
+    ref = _store(repo, _noise_doc(machine_id(fp), fp.to_dict()))
+    opts = GateOptions(
+        base="HEAD", head="HEAD", repo=repo, report_dir=repo / "out", floors_ref=ref
+    )
     assert gate.run(opts, fake) == 0
     cases = json.loads((repo / "out" / "verdict.json").read_text())["cases"]
     thresholds = {c["params"]["path"]: c["threshold"] for c in cases}
     assert thresholds == {"assembled": 0.05, "handwritten": 0.2, "numpy": 0.05}
+    assert "noise floors: perf-results@" in (repo / "out" / "report.md").read_text()
+
+
+def test_floors_in_the_work_folder_are_not_read(tmp_path: Path) -> None:
+    """A floor file in the work folder (which the benchmarks of a pull request could write)
+    loosens nothing: the gate reads floors only from the perf-results branch."""
+    repo = make_repo(tmp_path)
+    fake = hooks(FakeSides(), [])
+    fp = fake.fingerprint(pin_plan())
+    name = machine_id(fp)
+    write_noise_floors_atomic(
+        noise_dir(repo / ".perfgate", name) / "1.json", _noise_doc(name, fp.to_dict())
+    )
+    opts = GateOptions(base="HEAD", head="HEAD", repo=repo, report_dir=repo / "out")
+    assert gate.run(opts, fake) == 0
+    verdict = json.loads((repo / "out" / "verdict.json").read_text())
+    assert {c["threshold"] for c in verdict["cases"]} == {0.05}
+
+
+@pytest.mark.parametrize("damage", ["edited", "no digest"])
+def test_a_floor_file_failing_its_digest_is_refused(tmp_path: Path, damage: str) -> None:
+    """A noise file on perf-results changed apart from its digest (floors raised by hand),
+    or one without a digest: the gate refuses it, exit 3 with a clear message."""
+    repo = make_repo(tmp_path)
+    fake = hooks(FakeSides(), [])
+    fp = fake.fingerprint(pin_plan())
+    name = machine_id(fp)
+    ref = _store(repo, _noise_doc(name, fp.to_dict()))
+    work = _edit(repo, ref)
+    stored = work / "noise" / name / "20260101T000000Z.json"
+    if damage == "edited":
+        stored.write_text(stored.read_text().replace("0.2", "9.5"))
+    else:
+        (work / "noise" / name / "20260101T000000Z.digest.json").unlink()
+    _commit(work, "loosen")
+    opts = GateOptions(
+        base="HEAD~0", head="HEAD", repo=repo, report_dir=repo / "out", floors_ref=ref
+    )
+    assert gate.run(opts, fake) == 3
+    report = (repo / "out" / "report.md").read_text()
+    expected = "content digest mismatch" if damage == "edited" else "no content digest"
+    assert expected in report and "refusing" in report
 
 
 def _noise_doc(machine_name: str, fingerprint: dict, window: int = 6) -> dict:  # type: ignore[type-arg]
@@ -94,8 +161,14 @@ def test_a_foreign_or_stale_noise_file_is_not_applied(tmp_path: Path, change: st
         recorded,
         9 if change == "window" else 6,
     )
-    write_noise_floors_atomic(noise_dir(repo / ".perfgate", name) / "1.json", doc)
-    opts = GateOptions(base="HEAD", head="HEAD", repo=repo, report_dir=repo / "out")
+    ref = _store(repo, doc)
+    if change == "machine":  # a file copied into this machine's folder, digest and all
+        work = _edit(repo, ref)
+        (work / "noise" / "elsewhere").rename(work / "noise" / name)
+        _commit(work, "copy another machine's floors")
+    opts = GateOptions(
+        base="HEAD", head="HEAD", repo=repo, report_dir=repo / "out", floors_ref=ref
+    )
     assert gate.run(opts, fake) == 0
     verdict = json.loads((repo / "out" / "verdict.json").read_text())
     assert {c["threshold"] for c in verdict["cases"]} == {0.05}

@@ -160,13 +160,59 @@ def test_improvement_passes_and_is_reported(tmp_path: Path) -> None:
     assert [c["params"]["path"] for c in improved] == ["handwritten"]
 
 
-def test_variant_slower_than_baseline_blocks(tmp_path: Path) -> None:
-    """assembled 30% slower than handwritten at head: the baseline map blocks (exit 1)."""
+def test_variant_already_slower_at_base_does_not_block(tmp_path: Path) -> None:
+    """assembled 30% slower than handwritten at base *and* head (upstream's G1): the pull
+    request did not change the variant/baseline ratio, so it passes; the absolute row is
+    still reported (its ratio; a row that cannot block gets no confirmation re-run), and
+    the relative-to-base row is unchanged."""
     repo = make_repo(tmp_path)
+    base = commit_speed(repo, {"c": {"factor": 1.3}}, "slow variant")
+    head = commit_speed(repo, {"c": {"factor": 1.3}, "x": {}}, "unrelated change")
+    assert _run(repo, base, head) == 0
+    (variant,) = _verdict(repo)["variants"]
+    assert variant["ratio"] > 1.2 and variant["blocking"] is False  # reported, not confirmed
+    assert variant["relative_to_base"]["verdict"] == "unchanged"
+    report = (repo / "out" / "report.md").read_text()
+    assert "#### Variant vs baseline, change from base" in report
+
+
+def test_variant_absolute_block_keeps_the_absolute_bar(tmp_path: Path) -> None:
+    """``variant_absolute = "block"``: a variant slower than its baseline blocks at head,
+    whatever it was at base (the rule before relative rows)."""
+    from gate_fakes import CONFIG
+
+    repo = make_repo(
+        tmp_path, CONFIG.replace("confirm = true", 'confirm = true\nvariant_absolute = "block"')
+    )
     sha = commit_speed(repo, {"c": {"factor": 1.3}}, "slow variant at both sides")
     assert _run(repo, sha, sha) == 1
     variants = _verdict(repo)["variants"]
     assert [v["verdict"] for v in variants] == ["regressed"]
+
+
+def test_a_pull_request_that_slows_the_variant_blocks(tmp_path: Path) -> None:
+    """assembled as fast as handwritten at base, 30% slower at head: the variant/baseline
+    ratio is stably worse than at base (and misses its bar at head): exit 1."""
+    repo = make_repo(tmp_path)
+    base = commit_speed(repo, {}, "base")
+    head = commit_speed(repo, {"c": {"factor": 1.3}}, "slow the variant")
+    assert _run(repo, base, head) == 1
+    (variant,) = _verdict(repo)["variants"]
+    assert variant["relative_to_base"]["verdict"] == "regressed"
+    assert variant["relative_to_base"]["blocking"] is True
+    assert any("change from base" in r for r in _verdict(repo)["reasons"])
+
+
+def test_a_variant_new_at_head_is_judged_by_the_absolute_bar(tmp_path: Path) -> None:
+    """No assembled path at base (the upstream pull request): nothing to compare with, so
+    the absolute bar decides, as before: 30% slower than handwritten blocks."""
+    repo = make_repo(tmp_path)
+    base = commit_speed(repo, {"c": {"absent": True}}, "no variant yet")
+    head = commit_speed(repo, {"c": {"factor": 1.3}}, "add a slow variant")
+    assert _run(repo, base, head) == 1
+    (variant,) = _verdict(repo)["variants"]
+    assert variant["verdict"] == "regressed" and variant["blocking"] is True
+    assert "relative_to_base" not in variant
 
 
 def test_failure_at_head_blocks(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """Every table of one measured gate run: head vs base (with confirmation), variant vs
-baseline at head, thread scaling and compile times."""
+baseline at head and relative to base, thread scaling and compile times."""
 
 from __future__ import annotations
 
@@ -29,11 +29,16 @@ def analyse(measured: Measured, config: GateConfig, floors: Mapping[CaseKey, flo
     rows = compare_runs(
         measured.base, measured.head, config, noise_floors=floors, confirmation=measured.confirm
     )
+    confirm_sides = None
+    if measured.confirm_base_variants is not None and measured.confirm_head_variants is not None:
+        confirm_sides = (measured.confirm_base_variants, measured.confirm_head_variants)
     variants = compare_variants(
         measured.head_variants,
         config,
         noise_floors=floors,
         confirmation_head=measured.confirm_head_variants,
+        sides=(measured.base_variants, measured.head_variants),
+        confirmation_sides=confirm_sides,
     )
     scaling, variant_scaling = scaling_rows(measured.base, measured.head, config)
     compile_rows = compile_times(measured.base, measured.head, config)

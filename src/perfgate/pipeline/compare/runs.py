@@ -1,10 +1,12 @@
 """The pairs of a gate run: head vs base per case, and each variant vs its baseline at head
-(from the baseline map in ``[tool.perfgate]``), compared by `perfgate.pipeline.compare.rows`."""
+(from the baseline map in ``[tool.perfgate]``) and relative to base
+(`perfgate.pipeline.compare.variant_drift`), compared by `perfgate.pipeline.compare.rows`."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from perfgate.config import BaselinePair, GateConfig
 from perfgate.model import (
@@ -15,6 +17,7 @@ from perfgate.model import (
     VariantComparison,
     natural_key,
 )
+from perfgate.pipeline.compare import variant_drift
 from perfgate.pipeline.compare.measurements import split_by_param
 from perfgate.pipeline.compare.pairs import CasePair, explained
 from perfgate.pipeline.compare.rows import compare_pairs
@@ -59,39 +62,90 @@ def compare_runs(
     )
 
 
+def _groups(
+    measured: Mapping[CaseKey, Measurement], pair: BaselinePair, config: GateConfig
+) -> dict[CaseKey, dict[str, CaseKey]]:
+    """Group (the case without ``pair.param``) -> {variant or baseline value: case}."""
+    regex = re.compile(pair.benchmarks)
+    groups: dict[CaseKey, dict[str, CaseKey]] = {}
+    for key in measured:
+        if config.is_compile_time(key.benchmark) or not regex.search(key.benchmark):
+            continue
+        value = key.param(pair.param)
+        if value in (pair.variant, pair.baseline):
+            groups.setdefault(key.without(pair.param), {})[value] = key
+    return groups
+
+
+def _group_floor(keys: Mapping[str, CaseKey], floors: Mapping[CaseKey, float]) -> float | None:
+    """The larger noise floor of a group's two cases (None: neither calibrated)."""
+    return max((floors.get(k.canonical(), 0.0) for k in keys.values()), default=0.0) or None
+
+
 def _variant_pairs(
     head: Mapping[CaseKey, Measurement],
     pair: BaselinePair,
     config: GateConfig,
     floors: Mapping[CaseKey, float],
 ) -> list[CasePair]:
-    regex = re.compile(pair.benchmarks)
-    groups: dict[CaseKey, dict[str, CaseKey]] = {}
-    for key in head:
-        if config.is_compile_time(key.benchmark) or not regex.search(key.benchmark):
-            continue
-        value = key.param(pair.param)
-        if value in (pair.variant, pair.baseline):
-            groups.setdefault(key.without(pair.param), {})[value] = key
+    groups = _groups(head, pair, config)
     out = []
     for group in sorted(groups, key=natural_key):
         vk = groups[group].get(pair.variant)
         bk = groups[group].get(pair.baseline)
-        floor = max(
-            floors.get(vk.canonical(), 0.0) if vk else 0.0,
-            floors.get(bk.canonical(), 0.0) if bk else 0.0,
-        )
         out.append(
             CasePair(
                 key=group,
                 base=head[bk] if bk else None,
                 head=head[vk] if vk else None,
-                noise_floor=floor or None,
+                noise_floor=_group_floor(groups[group], floors),
                 threshold=pair.threshold,
                 check_version=False,
             )
         )
     return out
+
+
+def _drift_pairs(
+    sides: tuple[Mapping[CaseKey, Measurement], Mapping[CaseKey, Measurement]],
+    pair: BaselinePair,
+    config: GateConfig,
+    floors: Mapping[CaseKey, float],
+) -> list[CasePair]:
+    """Variant/baseline ratio at head vs at base, for the groups that had both at base."""
+    base_groups = _groups(sides[0], pair, config)
+    head_groups = _groups(sides[1], pair, config)
+    at_base = variant_drift.side_ratios(base_groups, sides[0], pair.variant, pair.baseline)
+    at_head = variant_drift.side_ratios(head_groups, sides[1], pair.variant, pair.baseline)
+    return [
+        CasePair(
+            key=group,
+            base=at_base[group],
+            head=at_head.get(group),
+            noise_floor=_group_floor({**base_groups[group], **head_groups.get(group, {})}, floors),
+            threshold=pair.threshold,
+            check_version=False,
+        )
+        for group in sorted(at_base, key=natural_key)
+    ]
+
+
+def _drift_rows(
+    pair: BaselinePair,
+    config: GateConfig,
+    sides: tuple[Mapping[CaseKey, Measurement], Mapping[CaseKey, Measurement]] | None,
+    confirmation: tuple[Mapping[CaseKey, Measurement], Mapping[CaseKey, Measurement]] | None,
+    floors: Mapping[CaseKey, float],
+) -> dict[CaseKey, CaseComparison]:
+    """Group -> the relative-to-base row (none without base data, or for a new variant)."""
+    if sides is None:
+        return {}
+    pairs = _drift_pairs(sides, pair, config, floors)
+    confirm = None
+    if confirmation is not None:
+        confirm = {p.key: p for p in _drift_pairs(confirmation, pair, config, floors)}
+    rows = compare_pairs(pairs, config, blocking=_always(pair.block_if_slower), confirm=confirm)
+    return {r.key: _variant_reason(r, pair) for r in rows}
 
 
 def compare_variants(
@@ -100,8 +154,17 @@ def compare_variants(
     *,
     noise_floors: Mapping[CaseKey, float] | None = None,
     confirmation_head: Mapping[CaseKey, Measurement] | None = None,
+    sides: tuple[Mapping[CaseKey, Measurement], Mapping[CaseKey, Measurement]] | None = None,
+    confirmation_sides: tuple[Mapping[CaseKey, Measurement], Mapping[CaseKey, Measurement]]
+    | None = None,
 ) -> list[VariantComparison]:
-    """Variant vs baseline rows for every pair of the baseline map, at one commit."""
+    """Variant vs baseline rows for every pair of the baseline map, at one commit.
+
+    With ``sides`` (base and head measurements of the variant cases, round-aligned), a group
+    whose variant and baseline both ran at base also gets its relative-to-base row
+    (`perfgate.pipeline.compare.variant_drift`), which then gates instead of the absolute
+    row; the absolute row keeps blocking only with ``variant_absolute = "block"``.
+    """
     floors = _canonical(noise_floors or {})
     out: list[VariantComparison] = []
     for pair in config.baselines:
@@ -114,6 +177,7 @@ def compare_variants(
             pairs, config, blocking=_always(pair.block_if_slower), confirm=confirm
         )
         rows = [_variant_reason(r, pair) for r in rows]
+        drift = _drift_rows(pair, config, sides, confirmation_sides, floors)
         reference = (
             split_by_param(head, pair.param, pair.reference, pair.benchmarks)
             if pair.reference
@@ -122,8 +186,31 @@ def compare_variants(
         for r in rows:
             ref = reference.get(r.key)
             better = config.is_higher_better(r.key.benchmark)
-            out.append(VariantComparison(pair, r, ref.median if ref else None, better))
+            absolute, relative = _gating(r, drift.get(r.key), config)
+            out.append(
+                VariantComparison(pair, absolute, ref.median if ref else None, better, relative)
+            )
     return out
+
+
+def _gating(
+    absolute: CaseComparison, relative: CaseComparison | None, config: GateConfig
+) -> tuple[CaseComparison, CaseComparison | None]:
+    """Which of a group's two rows may block.
+
+    No relative row (a variant new at head, or no base data): the absolute row, as before.
+    Otherwise the relative row, and only while the variant misses its absolute bar at head
+    (a variant shown to be within its threshold of the baseline at head is fine whatever
+    moved: a pull request that speeds up the baseline alone must not block); the absolute
+    row is reported, and blocks too with ``variant_absolute = "block"``.
+    """
+    if relative is None:
+        return absolute, None
+    if absolute.verdict in (CaseVerdict.UNCHANGED, CaseVerdict.IMPROVED):
+        relative = replace(relative, blocking=False)
+    if config.variant_absolute != "block":
+        absolute = replace(absolute, blocking=False)
+    return absolute, relative
 
 
 def _always(value: bool) -> Callable[[CaseKey], bool]:
