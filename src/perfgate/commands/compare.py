@@ -18,12 +18,14 @@ only once its files are written.
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from perfgate import cli_args
 from perfgate.pipeline import publish, render, stored_results
+from perfgate.secrets import redact_env
 
 
 def add_parser(subparsers: Any) -> None:
@@ -111,7 +113,7 @@ def run(
     inputs = stored_results.read_inputs(results_dir, base, head, opts)
     command = stored_results.command_line(results_dir, inputs.machine, base, head, opts)
     report = stored_results.build_report(inputs, command)
-    markdown = publish.redact(render.render_markdown(report))
+    markdown = redact_env(render.render_markdown(report), os.environ)
     if report_dir is not None:  # written first: nothing is printed that is not final
         publish.write_reports(Path(report_dir), report, markdown)
     write(markdown)

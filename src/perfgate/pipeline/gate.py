@@ -49,7 +49,7 @@ def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
     except Exception as exc:  # fail closed: a crash is an ERROR report, never a stale pass
         hooks.log(redact_env(traceback.format_exc(), os.environ))
         report = _error_report(opts, f"internal error: {type(exc).__name__}: {exc}")
-    markdown = publish.redact(render.render_markdown(report))
+    markdown = redact_env(render.render_markdown(report), os.environ)
     try:  # written first: nothing is printed as a verdict that is not final
         publish.replace_reports(opts.report_dir, report, markdown)
     except (UserError, OSError) as exc:

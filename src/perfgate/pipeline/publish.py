@@ -34,16 +34,11 @@ from perfgate.github import (
 )
 from perfgate.pipeline import render
 from perfgate.retry import RetryPolicy
-from perfgate.secrets import Redactor
+from perfgate.secrets import Redactor, redact_env
 from perfgate.verdict import EXIT_ERROR, EXIT_OK, CommitState, GateVerdict, state_for
 
 LOG = logging.getLogger(__name__)
 REGRESSION = GateVerdict.REGRESSION.json_name
-
-
-def redact(text: str, env: Mapping[str, str] | None = None) -> str:
-    """``text`` without the secrets of ``env`` (default: this process's environment)."""
-    return Redactor.from_env(os.environ if env is None else env).text(text)
 
 
 def write_reports(folder: Path, report: render.Report, markdown: str) -> None:
@@ -180,7 +175,7 @@ def post_pending(
         poster = Poster(api or client_from_env(env), policy)
         poster.set_status(sha, CommitState.PENDING, f"measuring {sha[:12]}", report_url)
     except (ValueError, GitHubApiError) as exc:
-        LOG.error("perfgate post --pending: %s", redact(str(exc), env))
+        LOG.error("perfgate post --pending: %s", redact_env(str(exc), env))
         return EXIT_ERROR
     return EXIT_OK
 
