@@ -16,7 +16,7 @@ Switched off (no rows at all) while that threshold is unset.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
@@ -45,15 +45,17 @@ def time_benchmark(efficiency_benchmark: str) -> str:
 
 def relative_cost(at_p: Measurement, at_p0: Measurement) -> Measurement | None:
     """Per paired round, median time at ``p`` over median time at ``p0`` (None: not paired,
-    failed or invalid on a side; the time rows already say so)."""
+    failed or invalid on a side; the time rows already say so).
+
+    Only the rounds both cases ran count: every case of a phase runs in its first rounds
+    and extra rounds go to a subset, so the common prefix is the rounds they shared.
+    """
     if at_p.failed or at_p0.failed or not at_p.valid or not at_p0.valid:
         return None
-    if at_p.rounds is None or at_p0.rounds is None or len(at_p.rounds) != len(at_p0.rounds):
+    if not at_p.rounds or not at_p0.rounds:
         return None
-    costs = tuple(
-        float(np.median(rp)) / float(np.median(r0))
-        for rp, r0 in zip(at_p.rounds, at_p0.rounds, strict=True)
-    )
+    shared = zip(at_p.rounds, at_p0.rounds, strict=False)
+    costs = tuple(float(np.median(rp)) / float(np.median(r0)) for rp, r0 in shared)
     rounds = tuple((c,) for c in costs)
     key = efficiency_key(at_p.key)
     return Measurement(key, costs, rounds=rounds, version=at_p.version, unit=RELATIVE_COST)
@@ -95,6 +97,30 @@ def efficiency_measurements(
             if b is not None and h is not None:
                 out_base[b.key], out_head[h.key] = b, h
     return out_base, out_head
+
+
+def time_cases(
+    keys: Iterable[CaseKey], measured: Iterable[CaseKey], config: GateConfig
+) -> list[CaseKey]:
+    """The time cases behind efficiency cases ``keys``: the case at ``p`` and the group's
+    case at ``p0`` (the fewest threads among ``measured``), so that re-running them
+    re-measures the efficiency case (the sampler sends these to extra and confirmation
+    rounds)."""
+    if config.scaling is None:
+        return []
+    param = config.scaling.thread_param
+    by_group: dict[CaseKey, dict[int, CaseKey]] = {}
+    for k in measured:
+        value = k.param(param)
+        if value is not None and value.isdigit():
+            by_group.setdefault(k.without(param), {})[int(value)] = k
+    out: list[CaseKey] = []
+    for key in keys:
+        at_p = CaseKey(time_benchmark(key.benchmark), key.params)
+        group = by_group.get(at_p.without(param), {})
+        if at_p in group.values():
+            out += [at_p, group[min(group)]]
+    return sorted(set(out), key=natural_key)
 
 
 def _pairs(base: Side, head: Side, config: GateConfig, threshold: float) -> list[CasePair]:

@@ -68,6 +68,9 @@ def test_relative_cost_is_per_round_ratio_of_medians() -> None:
     assert m is not None and m.samples == (2.0, 4.0) and m.rounds == ((2.0,), (4.0,))
     assert m.key.benchmark == BENCH + EFFICIENCY_SUFFIX and m.key.param("threads") == "2"
     assert relative_cost(Measurement(_key(2), (2.0,)), b) is None
+    longer = Measurement(_key(2), (2.0, 4.0, 9.0), rounds=((2.0,), (4.0,), (9.0,)))
+    shared = relative_cost(longer, b)  # extra rounds ran the 2-thread case only
+    assert shared is not None and shared.samples == (2.0, 4.0)
 
 
 def test_slowing_only_the_two_thread_case_by_8_percent_blocks() -> None:
