@@ -124,3 +124,19 @@ def test_switched_off_without_a_threshold_and_for_throughputs() -> None:
     assert compare_efficiency(base, head, off) == []
     better = replace(CFG, higher_is_better=(r"time_compute$",))
     assert efficiency_measurements(base, head, better) == ({}, {})
+
+
+def test_with_the_projects_own_rules_an_8_percent_slowdown_at_2_threads_is_exit_1() -> None:
+    """Under pyproject.toml's ``[tool.perfgate]`` (time 3%, efficiency 5%), confirmed."""
+    from pathlib import Path
+
+    from perfgate.config import load_config
+
+    cfg = replace(load_config(Path(__file__).parents[4] / "pyproject.toml"), resamples=500)
+    assert cfg.scaling is not None and cfg.scaling.efficiency_threshold == 0.05
+    base, head = _side(11, {}), _side(12, {2: 1.08})
+    confirm = (_side(13, {}), _side(14, {2: 1.08}))
+    rows = compare_runs(base, head, cfg, confirmation=confirm)
+    rows += compare_efficiency(base, head, cfg, confirmation=confirm)
+    assert _eff_row(rows[2:], 2).verdict is CaseVerdict.REGRESSED
+    assert decide(rows, [], cfg).exit_code == 1
