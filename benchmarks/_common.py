@@ -8,9 +8,14 @@ failure; a real error inside a present feature still raises and is recorded as a
 Environment variables
 ---------------------
 PERFGATE_GRID
-    ``default`` (two-core machines: N in {2048, 65536}, threads {1, 2}, profile sac_default)
-    or ``full`` (pinned runners: N up to 262144, threads up to 160, every profile). Thread
-    counts above the machine's ``NUMBA_NUM_THREADS`` skip.
+    ``default`` (two-core machines: N in {2048, 65536}, threads {1, 2}, profile sac_default),
+    ``full`` (pinned runners: N up to 262144, threads up to 160, every profile) or ``runner``
+    (what ``perfgate gate`` sets: N in {2048, 8192, 65536}, profiles sac_default and
+    ppo_default, the thread counts of ``PERFGATE_THREADS``). Thread counts above the
+    machine's ``NUMBA_NUM_THREADS`` skip.
+PERFGATE_THREADS
+    The runner grid's thread counts, e.g. ``1,2`` (required by ``runner``): derived by the
+    gate from its pinning plan's topology (``perfgate.runner_grid``).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import importlib
 import os
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -38,10 +43,14 @@ _GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
         "num_envs": (2048, 16384, 65536, 131072, 262144),
         "threads": (1, 2, 4, 8, 16, 32, 64, 128, 160),
     },
+    "runner": {
+        "profiles": ("sac_default", "ppo_default"),
+        "num_envs": (2048, 8192, 65536),
+    },
 }
 
 
-def grid_name(environ: dict[str, str] | None = None) -> str:
+def grid_name(environ: Mapping[str, str] | None = None) -> str:
     """The grid chosen by ``PERFGATE_GRID``; an unknown name is a ValueError (fail loudly)."""
     name = (os.environ if environ is None else environ).get("PERFGATE_GRID", "default")
     if name not in _GRIDS:
@@ -49,9 +58,22 @@ def grid_name(environ: dict[str, str] | None = None) -> str:
     return name
 
 
-def grid(key: str, environ: dict[str, str] | None = None) -> tuple[Any, ...]:
+def runner_threads(environ: Mapping[str, str] | None = None) -> tuple[int, ...]:
+    """``PERFGATE_THREADS`` as sorted, distinct positive thread counts (a ValueError names
+    the variable when it is missing or malformed)."""
+    text = (os.environ if environ is None else environ).get("PERFGATE_THREADS", "")
+    parts = [p.strip() for p in text.split(",")]
+    if not text.strip() or not all(p.isdigit() and int(p) >= 1 for p in parts):
+        raise ValueError(f"PERFGATE_THREADS: expected thread counts like '1,2', got {text!r}")
+    return tuple(sorted({int(p) for p in parts}))
+
+
+def grid(key: str, environ: Mapping[str, str] | None = None) -> tuple[Any, ...]:
     """One axis (``profiles``, ``num_envs`` or ``threads``) of the selected grid."""
-    return _GRIDS[grid_name(environ)][key]
+    name = grid_name(environ)
+    if name == "runner" and key == "threads":
+        return runner_threads(environ)
+    return _GRIDS[name][key]
 
 
 PROFILES: tuple[str, ...] = grid("profiles")

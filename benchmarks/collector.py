@@ -23,7 +23,11 @@ from ._common import (
 
 PROFILE = "sac_default"
 #: (num_envs, measured steps, warmup steps) per grid; upstream's window is 100 + 10 at 8192.
-WINDOWS: dict[str, tuple[int, int, int]] = {"default": (1024, 20, 3), "full": (8192, 100, 10)}
+WINDOWS: dict[str, tuple[int, int, int]] = {
+    "default": (1024, 20, 3),
+    "full": (8192, 100, 10),
+    "runner": (8192, 100, 10),
+}
 
 
 def _record(task: str, path: str) -> dict[str, Any]:

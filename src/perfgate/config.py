@@ -73,11 +73,18 @@ class BaselinePair:
 
 @dataclass(frozen=True)
 class ScalingConfig:
-    """Which params hold the thread count and the problem size for thread-scaling tables."""
+    """Which params hold the thread count and the problem size for thread-scaling tables.
+
+    ``efficiency_threshold`` (relative, e.g. 0.05) makes a stable drop of parallel efficiency
+    at any measured thread count block like a time regression (same CI, FDR and
+    confirmation rules; `perfgate.pipeline.compare.efficiency`); None: scaling is reported
+    only (``max_efficiency_drop`` flags a drop in the scaling table).
+    """
 
     thread_param: str = "threads"
     size_param: str | None = None
     max_efficiency_drop: float = 0.10
+    efficiency_threshold: float | None = None
 
 
 @dataclass(frozen=True)
@@ -169,7 +176,7 @@ _TOP_KEYS = {
 }
 _PAIR_KEYS = {"param", "variant", "baseline", "reference", "block_if_slower", "threshold"}
 _PAIR_KEYS |= {"benchmarks"}
-_SCALING_KEYS = {"thread_param", "size_param", "max_efficiency_drop"}
+_SCALING_KEYS = {"thread_param", "size_param", "max_efficiency_drop", "efficiency_threshold"}
 
 
 def _check_keys(where: str, data: Mapping[str, Any], allowed: set[str]) -> None:
@@ -281,6 +288,11 @@ def _parse_scaling(data: Any) -> ScalingConfig:
         size_param=size,
         max_efficiency_drop=_fraction(
             f"{where}.max_efficiency_drop", data.get("max_efficiency_drop", 0.10), 0.0, 1.0
+        ),
+        efficiency_threshold=(
+            _threshold(f"{where}.efficiency_threshold", data["efficiency_threshold"])
+            if "efficiency_threshold" in data
+            else None
         ),
     )
 

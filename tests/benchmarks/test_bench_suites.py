@@ -84,6 +84,17 @@ def test_default_and_full_grids() -> None:
         _common.grid("threads", {"PERFGATE_GRID": "huge"})
 
 
+def test_runner_grid_takes_its_threads_from_the_environment() -> None:
+    """The gate's runner grid: N 2048/8192/65536, two profiles, PERFGATE_THREADS' counts."""
+    runner = {"PERFGATE_GRID": "runner", "PERFGATE_THREADS": "2,1,2"}
+    assert _common.grid("threads", runner) == (1, 2)
+    assert _common.grid("num_envs", runner) == (2048, 8192, 65536)
+    assert _common.grid("profiles", runner) == ("sac_default", "ppo_default")
+    for bad in ("", "1,x", "0,2"):
+        with pytest.raises(ValueError, match="PERFGATE_THREADS"):
+            _common.grid("threads", {"PERFGATE_GRID": "runner", "PERFGATE_THREADS": bad})
+
+
 def test_missing_modules_skip_but_broken_imports_fail(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -62,6 +62,7 @@ def test_defaults_are_conservative() -> None:
         ({"baseline": [{"param": "p", "variant": "a", "baseline": "a"}]}, "both 'a'"),
         ({"baseline": [{"param": "p", "variant": "a", "baseline": "b", "x": 1}]}, "unknown key"),
         ({"scaling": {"max_efficiency_drop": 2}}, "max_efficiency_drop"),
+        ({"scaling": {"efficiency_threshold": -1}}, "efficiency_threshold"),
         ({"blocking": "hot"}, "list of strings"),
         ({"seed": -1}, "tool.perfgate.seed: must be at least 0"),
         ({"pin_threads": 0}, "tool.perfgate.pin_threads: must be at least 1"),
@@ -95,3 +96,10 @@ def test_missing_file_and_section(tmp_path: Path) -> None:
     scalar.write_text('tool = "x"\n')
     with pytest.raises(ConfigError, match=r"\[tool\] must be a table"):
         load_config(scalar, required=False)
+
+
+def test_efficiency_threshold_is_optional() -> None:
+    """Unset: parallel efficiency is reported only; set: a relative threshold."""
+    assert parse_config({"scaling": {}}).scaling.efficiency_threshold is None  # type: ignore[union-attr]
+    cfg = parse_config({"scaling": {"efficiency_threshold": 0.05}})
+    assert cfg.scaling is not None and cfg.scaling.efficiency_threshold == 0.05

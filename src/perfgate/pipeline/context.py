@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from perfgate import git, machine
+from perfgate import git, machine, runner_grid
 from perfgate.config import GateConfig, config_from_text, load_config
 from perfgate.errors import UserError
 from perfgate.formats import asv_conf
@@ -245,7 +245,7 @@ def build_settings(
         bench=_selection(opts, config),
         run_dir=run_dir,
         budget_s=_budget_s(opts),
-        env=dict(plan.env),
+        env={**plan.env, **suite_grid_env(plan, opts.quick)},
         prefix=plan.prefix,
         kernel_cache=kernel_cache_env(run_dir, os.environ),
     )
@@ -266,27 +266,57 @@ def kernel_cache_env(run_dir: Path, environ: Mapping[str, str]) -> dict[str, str
     return {"NUMBA_CACHE_DIR": chosen}
 
 
+def suite_grid_env(
+    plan: machine.PinPlan,
+    quick: bool,
+    root: Path = Path("/"),
+    environ: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The grid the asv processes measure: the full gate's is derived from the runner
+    (`perfgate.runner_grid`: thread counts from the CPUs of the pinning plan). ``--quick``
+    keeps the suites' default grid, and a ``PERFGATE_GRID`` already set by the caller wins."""
+    given = os.environ if environ is None else environ
+    if quick or runner_grid.GRID_VAR in given:
+        return {}
+    threads = runner_grid.derived_threads(machine.read_topology(root), plan.cpus)
+    return runner_grid.grid_env(threads)
+
+
+def grid_note(s: GateSettings) -> str:
+    """The report line naming the grid the suites measured, and why."""
+    threads = runner_grid.threads_from_env(s.env)
+    if threads is not None:
+        return runner_grid.describe(threads)
+    name = os.environ.get(runner_grid.GRID_VAR, "default")
+    return (
+        f"grid: the suites' {name!r} grid (--quick, or {runner_grid.GRID_VAR} set by the caller)"
+    )
+
+
 def discard_exports(s: GateSettings) -> None:
     """Delete the run's exports (samples and reports stay): they are not reused."""
     shutil.rmtree(s.run_dir / "exports", ignore_errors=True)
 
 
 def suite_notes(s: GateSettings) -> tuple[str, ...]:
-    """A report line naming benchmark files of this checkout (both sides run them, as asv
-    does) that differ from the base commit's.
+    """Report lines about the suites: the grid they measured and why, and the benchmark
+    files of this checkout (both sides run them, as asv does) that differ from the base
+    commit's.
 
     A pull request that edits a blocking benchmark changes what both sides measure; the
     gate still runs it, and says so where the reviewer reads the verdict.
     """
+    grid = grid_note(s)
     try:
         changed = git.changed_files(s.repo, s.base, s.benchmark_dir)
     except (git.GitError, ValueError) as exc:
-        return (f"suites: not compared with the base commit's ({exc})",)
+        return (grid, f"suites: not compared with the base commit's ({exc})")
     if not changed:
-        return ()
+        return (grid,)
     shown = ", ".join(changed[:MAX_NAMED_FILES])
     more = len(changed) - MAX_NAMED_FILES
     return (
+        grid,
         f"suites: both sides ran this checkout's benchmarks, which differ from the base "
         f"commit's in {shown}{f' and {more} more' if more > 0 else ''}: review those changes "
         "with these results",

@@ -2,8 +2,10 @@
 
 Exit codes (`GateVerdict.exit_code`): 0 PASS, 1 REGRESSION, 2 PARITY_FAILURE, 3 ERROR.
 When several apply, the most severe wins: ERROR > PARITY_FAILURE > REGRESSION > PASS, and every
-reason is kept. The policy fails closed: an error, an unknown state, a refused comparison or an
-empty comparison is ERROR, never PASS.
+reason is kept, with one exception (`headline`): a blocking case that stably regressed makes
+the run a REGRESSION even when other cases could not be decided (they stay listed below it).
+The policy fails closed: an error, an unknown state, a refused comparison or an empty
+comparison is ERROR, never PASS.
 """
 
 from __future__ import annotations
@@ -155,10 +157,11 @@ def decide(
     parity_finding = _parity_finding(parity, parity_required)
     if parity_finding:
         findings.append(parity_finding)
+    case_findings: list[tuple[GateVerdict, str]] = []
     for row in rows:
         finding = _row_finding(row, config, "head vs base") if row.blocking else None
         if finding:
-            findings.append(finding)
+            case_findings.append(finding)
     for v in variants:
         for row in v.rows:
             what = v.pair.label if row is v.row else f"{v.pair.label}, change from base"
@@ -168,9 +171,29 @@ def decide(
                 else None
             )
             if finding:
-                findings.append(finding)
+                case_findings.append(finding)
+    findings += case_findings
     if not any(r.blocking and r.verdict in _COMPARED for r in rows):
         findings.append((GateVerdict.ERROR, _nothing_compared(rows)))
-    verdict = _worst([f[0] for f in findings])
-    ordered = sorted(findings, key=lambda f: -_SEVERITY.index(f[0]))
+    return headline(findings, case_findings)
+
+
+def headline(
+    findings: Sequence[tuple[GateVerdict, str]],
+    case_findings: Sequence[tuple[GateVerdict, str]],
+) -> GateDecision:
+    """The verdict and its findings in report order: the headline follows the evidence.
+
+    ``findings`` are all findings in the order they were made; ``case_findings`` are those
+    that came from single blocking cases (the rest concern the whole run: errors, a refused
+    comparison, parity). The most severe finding wins, except that a case that stably
+    regressed (a REGRESSION case finding) outranks cases that could not be decided (ERROR
+    case findings): the run is a REGRESSION, said first, and the undecided cases are listed
+    below it, so exit 3 is left for runs where nothing stable was found. A run-level ERROR
+    (the comparison itself is in doubt) still wins.
+    """
+    regressed = any(f[0] is GateVerdict.REGRESSION for f in case_findings)
+    undecided = {id(f) for f in case_findings if regressed and f[0] is GateVerdict.ERROR}
+    verdict = _worst([f[0] for f in findings if id(f) not in undecided])
+    ordered = sorted(findings, key=lambda f: (f[0] is not verdict, -_SEVERITY.index(f[0])))
     return GateDecision(verdict, tuple(Finding(*f) for f in ordered))

@@ -22,6 +22,7 @@ from perfgate.model import (
     natural_key,
 )
 from perfgate.pipeline.compare.confirm import confirmation_pending
+from perfgate.pipeline.compare.efficiency import EFFICIENCY_SUFFIX, compare_efficiency, time_cases
 from perfgate.pipeline.compare.runs import compare_runs, compare_variants
 from perfgate.pipeline.rounds import RoundLog, measurements, side_measurements, variant_aligned
 from perfgate.verdict import CaseVerdict
@@ -109,9 +110,23 @@ def undecided_variant_cases(
 
 
 def _interim(log: RoundLog, config: GateConfig, floors: Floors) -> list[CaseComparison]:
-    """Rows of the data so far, without confirmation (to see what is still undecided)."""
+    """Rows of the data so far, without confirmation (to see what is still undecided):
+    time cases, then parallel efficiency cases (whose keys `_as_cases` maps to cases)."""
     base_m, head_m = measurements(log)
-    return compare_runs(base_m, head_m, replace(config, confirm=False), noise_floors=floors)
+    cfg = replace(config, confirm=False)
+    rows = compare_runs(base_m, head_m, cfg, noise_floors=floors)
+    return rows + compare_efficiency(base_m, head_m, cfg)
+
+
+def _as_cases(keys: Iterable[CaseKey], log: RoundLog, config: GateConfig) -> list[CaseKey]:
+    """Row keys as cases to run: an efficiency case becomes the two time cases behind it."""
+    keys = list(keys)
+    derived = [k for k in keys if k.benchmark.endswith(EFFICIENCY_SUFFIX)]
+    if not derived:
+        return keys
+    behind = time_cases(derived, log.paired_keys, config)
+    plain = [k for k in keys if k not in derived]
+    return plain + [k for k in behind if k not in plain]
 
 
 def _interim_variants(
@@ -128,7 +143,7 @@ def _interim_variants(
 def next_extra_cases(log: RoundLog, config: GateConfig, floors: Floors) -> list[CaseKey]:
     """The cases an extra main round should run: undecided rows, then undecided variant rows'
     head cases not already among them (empty: nothing more rounds could settle)."""
-    todo = undecided(_interim(log, config, floors), config)
+    todo = _as_cases(undecided(_interim(log, config, floors), config), log, config)
     variants, head_m = _interim_variants(log, config, floors)
     known = set(todo)
     cases = undecided_variant_cases(variants, head_m, replace(config, confirm=False))
@@ -150,7 +165,7 @@ def confirm_targets(main: RoundLog, config: GateConfig, floors: Floors) -> Confi
     variants, head_m = _interim_variants(main, config, floors)
     flagged_rows = set(flagged(rows))
     chosen = flagged_variants(variants)
-    keys = [*flagged_rows, *variant_head_cases(chosen, head_m)]
+    keys = [*_as_cases(flagged_rows, main, config), *variant_head_cases(chosen, head_m)]
     return ConfirmTargets(
         rows={r.key: r.verdict for r in rows if r.key in flagged_rows},
         variants={
@@ -174,6 +189,7 @@ def confirm_pending(
         for key, direction in targets.rows.items()
         if key in rows and confirmation_pending(rows[key], direction, alpha)
     ]
+    todo = _as_cases(todo, log, config)
     variants, head_m = _interim_variants(log, config, floors)
     open_variants = [
         v

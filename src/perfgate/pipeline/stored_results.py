@@ -20,6 +20,7 @@ from perfgate.machine import codegen_environment
 from perfgate.model import CaseKey, EnvironmentCheck, Measurement, ParityResult
 from perfgate.pipeline import decide, render
 from perfgate.pipeline.compare.compile_times import compile_times
+from perfgate.pipeline.compare.efficiency import compare_efficiency
 from perfgate.pipeline.compare.measurements import (
     measurements_from_results,
     measurements_from_samples,
@@ -203,6 +204,9 @@ def build_report(inputs: Inputs, command: str) -> render.Report:
         cfg,
         noise_floors=inputs.noise,
         confirmation=(confirm.base_m, confirm.head_m) if confirm else None,
+    )
+    rows += compare_efficiency(
+        base_m, head_m, cfg, confirmation=(confirm.base_m, confirm.head_m) if confirm else None
     )
     variants = compare_variants(
         loaded.head_m,

@@ -182,3 +182,35 @@ def test_variant_missing_one_side_blocks(verdict: CaseVerdict) -> None:
     gone = VariantComparison(pair, row(verdict, note="no assembled case"))
     d = decide([MEASURED], [gone], CFG)
     assert d.verdict is GateVerdict.REGRESSION and "no assembled case" in d.reasons[0]
+
+
+def _other(verdict: CaseVerdict, name: str, **kw: object) -> CaseComparison:
+    return CaseComparison(CaseKey(name, (("threads", "2"),)), verdict, 0.05, True, **kw)  # type: ignore[arg-type]
+
+
+def test_stable_regression_outranks_undecided_cases() -> None:
+    """Issue 18 item 8: a confirmed regression with another case whose re-run disagreed is
+    exit 1, REGRESSION said first, the undecided case listed below it (it used to be exit 3)."""
+    undecided = _other(CaseVerdict.INCONCLUSIVE, "b.z", note="flagged slower; re-run disagrees")
+    invalid = _other(CaseVerdict.INVALID, "b.w", note="nan")
+    d = decide([undecided, row(CaseVerdict.REGRESSED), invalid], [], CFG)
+    assert d.verdict is GateVerdict.REGRESSION and d.exit_code == 1
+    assert [r.split(":")[0] for r in d.reasons] == ["REGRESSION", "ERROR", "ERROR"]
+    assert "b.x(n=8)" in d.reasons[0]
+    assert "b.z" in d.reasons[1] and "re-run disagrees" in d.reasons[1]
+
+
+def test_undecided_cases_without_stable_regression_stay_an_error() -> None:
+    """Exit 3 only when nothing stable was found and something could not be decided."""
+    undecided = _other(CaseVerdict.INCONCLUSIVE, "b.z", note="re-run disagrees")
+    d = decide([undecided, MEASURED], [], CFG)
+    assert d.verdict is GateVerdict.ERROR
+
+
+def test_run_level_error_still_outranks_a_stable_regression() -> None:
+    """A refused comparison or a run error puts the evidence itself in doubt: still exit 3."""
+    env = EnvironmentCheck({"smt": True}, {"smt": False})
+    d = decide([row(CaseVerdict.REGRESSED)], [], CFG, environment=env)
+    assert d.verdict is GateVerdict.ERROR and "smt" in d.reasons[0]
+    d = decide([row(CaseVerdict.REGRESSED)], [], CFG, errors=["asv crashed"])
+    assert d.verdict is GateVerdict.ERROR

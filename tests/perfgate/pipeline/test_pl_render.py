@@ -16,7 +16,14 @@ import pytest
 from golden_check import check_golden
 
 from perfgate.config import load_config
-from perfgate.model import CaseKey, EnvironmentCheck, Measurement, ParityResult, ParityStatus
+from perfgate.model import (
+    CaseComparison,
+    CaseKey,
+    EnvironmentCheck,
+    Measurement,
+    ParityResult,
+    ParityStatus,
+)
 from perfgate.pipeline.compare.compile_times import compile_times
 from perfgate.pipeline.compare.measurements import split_by_param
 from perfgate.pipeline.compare.runs import compare_runs, compare_variants
@@ -256,3 +263,32 @@ def test_a_regression_that_does_not_block_says_so() -> None:
     row = next(ln for ln in markdown.splitlines() if "collector.Collector" in ln)
     assert "reported only: this benchmark does not block" in row
     assert "reported only: this benchmark does not block" in render_html(report)
+
+
+def test_a_confirmed_regression_heads_the_report_above_undecided_cases() -> None:
+    """Issue 18 item 8: REGRESSION is the headline and the first reason; the case that
+    could not be decided is listed below it (the report used to say ERROR)."""
+    cfg = dataclasses.replace(CONFIG, baselines=(), scaling=None)
+    slow = CaseKey("hot_slice.HotSlice.time_compute", (("threads", "2"),))
+    undecided = CaseKey("hot_slice.HotSlice.time_compute", (("threads", "1"),))
+    rows = [
+        CaseComparison(
+            slow, CaseVerdict.REGRESSED, 0.03, True, ratio=1.077, ci_low=1.063, ci_high=1.091
+        ),
+        CaseComparison(
+            undecided,
+            CaseVerdict.INCONCLUSIVE,
+            0.03,
+            True,
+            note="flagged slower; the re-run disagrees",
+        ),
+    ]
+    parity = ParityResult(ParityStatus.PASSED, "make test-all", "ok")
+    decision = decide(rows, [], cfg, parity=parity)
+    report = Report(decision, cfg, "1" * 40, "a" * 40, "m", "x", rows=rows, parity=parity)
+    markdown = render_markdown(report)
+    assert "perfgate REGRESSION: merge blocked" in markdown.splitlines()[1]
+    reasons = [ln for ln in markdown.splitlines() if ln.startswith("- ")]
+    assert reasons[0].startswith("- REGRESSION:") and "threads=2" in reasons[0]
+    assert reasons[1].startswith("- ERROR:") and "re-run disagrees" in reasons[1]
+    assert verdict_json(report)["exit_code"] == 1

@@ -98,3 +98,33 @@ def test_undecided_variant_cases_get_more_rounds() -> None:
     got = undecided_variant_cases([VariantComparison(pair, pending)], heads, cfg)
     assert set(got) == set(heads)
     assert undecided_variant_cases([VariantComparison(pair, settled)], heads, cfg) == []
+
+
+def test_efficiency_flags_rerun_both_time_cases_behind_them() -> None:
+    """A parallel efficiency drop flagged in the main phase sends the case at p and the
+    group's case at p0 to the confirmation (a row key is never sent to asv as a case)."""
+    import numpy as np
+
+    from perfgate.config import ScalingConfig, ThresholdRule
+    from perfgate.model import Round
+    from perfgate.pipeline.rounds import RoundLog
+
+    one = CaseKey("h.time_x", (("n", "8"), ("threads", "1")))
+    two = CaseKey("h.time_x", (("n", "8"), ("threads", "2")))
+    cfg = GateConfig(
+        resamples=300,
+        thresholds=(ThresholdRule("^h", 0.10),),
+        scaling=ScalingConfig(efficiency_threshold=0.05),
+    )
+    rng = np.random.default_rng(7)
+    log = RoundLog("main")
+    for i in range(8):
+        drift = [float(x) for x in np.exp(rng.normal(0, 0.03, 2))]
+        noise = np.exp(rng.normal(0, 0.003, 4))
+        base = {one: (1.0 * drift[0] * noise[0],), two: (0.55 * drift[0] * noise[1],)}
+        head = {one: (1.0 * drift[1] * noise[2],), two: (0.55 * 1.08 * drift[1] * noise[3],)}
+        log.rounds.append(Round(i, "main", ("base", "head"), base, head))
+    targets = sampling.confirm_targets(log, cfg, {})
+    assert set(targets.cases) == {one, two}
+    (flag,) = targets.rows
+    assert flag.benchmark == "h.time_x.parallel_efficiency" and flag.param("threads") == "2"

@@ -1,5 +1,6 @@
-"""Every table of one measured gate run: head vs base (with confirmation), variant vs
-baseline at head and relative to base, thread scaling and compile times."""
+"""Every table of one measured gate run: head vs base (with confirmation, parallel
+efficiency cases included), variant vs baseline at head and relative to base, thread scaling
+and compile times."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from perfgate.config import GateConfig
 from perfgate.model import CaseComparison, CaseKey, Measured, VariantComparison
 from perfgate.pipeline.compare.compile_times import CompileRow, compile_times
+from perfgate.pipeline.compare.efficiency import compare_efficiency
 from perfgate.pipeline.compare.runs import compare_runs, compare_variants
 from perfgate.pipeline.compare.scaling import ScalingRow, scaling_rows
 
@@ -25,10 +27,12 @@ class Analysis:
 
 
 def analyse(measured: Measured, config: GateConfig, floors: Mapping[CaseKey, float]) -> Analysis:
-    """Head vs base (with confirmation), variant vs baseline at head, thread scaling."""
+    """Head vs base (with confirmation; time cases, then parallel efficiency cases), variant
+    vs baseline at head, thread scaling."""
     rows = compare_runs(
         measured.base, measured.head, config, noise_floors=floors, confirmation=measured.confirm
     )
+    rows += compare_efficiency(measured.base, measured.head, config, confirmation=measured.confirm)
     confirm_sides = None
     if measured.confirm_base_variants is not None and measured.confirm_head_variants is not None:
         confirm_sides = (measured.confirm_base_variants, measured.confirm_head_variants)
