@@ -26,6 +26,7 @@ Example (see tests/perfgate/data/pyproject-perfgate.toml for the project's refer
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from collections.abc import Mapping
@@ -102,6 +103,11 @@ class GateConfig:
     quick_bench: tuple[str, ...] | None = None
     max_rounds: int = 30
     straddle: str = "report"
+    #: A blocking case whose detectable slowdown exceeds its threshold by more than this is
+    #: a blind spot of the run (listed first in the report).
+    detect_margin: float = 0.02
+    #: Default ``--budget-minutes`` of the full gate (None: the built-in default).
+    budget_minutes: float | None = None
     fingerprint_ignore: tuple[str, ...] = ()
     pin_threads: int | None = None
     resamples: int = 2000
@@ -155,6 +161,8 @@ _TOP_KEYS = {
     "quick_bench",
     "max_rounds",
     "straddle",
+    "detect_margin",
+    "budget_minutes",
     "fingerprint_ignore",
     "pin_threads",
     "resamples",
@@ -305,6 +313,18 @@ def _at_least(where: str, value: Any, minimum: int, minimum_name: str = "") -> i
     return number
 
 
+def _budget_minutes(value: Any) -> float | None:
+    """``budget_minutes``: absent, or a finite number of minutes > 0."""
+    if value is None:
+        return None
+    where = "tool.perfgate.budget_minutes"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(f"{where}: expected a number of minutes, got {value!r}")
+    if not (math.isfinite(value) and value > 0):
+        raise ConfigError(f"{where}: expected a finite number of minutes > 0, got {value!r}")
+    return float(value)
+
+
 def _parse_pairs(value: Any) -> tuple[BaselinePair, ...]:
     """``[[tool.perfgate.baseline]]`` (one table is accepted as a list of one)."""
     pairs = [value] if isinstance(value, dict) else value
@@ -355,6 +375,10 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
         quick_bench=_optional_regexes("tool.perfgate.quick_bench", data.get("quick_bench")),
         max_rounds=max_rounds,
         straddle=straddle,
+        detect_margin=_fraction(
+            "tool.perfgate.detect_margin", data.get("detect_margin", 0.02), 0.0, 1.0
+        ),
+        budget_minutes=_budget_minutes(data.get("budget_minutes")),
         fingerprint_ignore=_str_list(
             "tool.perfgate.fingerprint_ignore", data.get("fingerprint_ignore", [])
         ),
