@@ -198,3 +198,33 @@ def rounds_to_target(row: CaseComparison, rounds: int, config: GateConfig) -> in
     if have <= wanted:
         return rounds
     return math.ceil(rounds * (have / wanted) ** 2)
+
+
+@dataclass(frozen=True)
+class Visibility:
+    """What the run could see of one blocking case: its detectable slowdown (None: no CI)
+    against its target; ``blind`` when it is a blind spot."""
+
+    row: CaseComparison
+    detectable: float | None
+    target: float
+    blind: bool
+
+    def to_json(self) -> dict[str, object]:
+        """One entry of ``verdict.json``'s ``visibility`` list."""
+        return {
+            "case": self.row.key.label(),
+            "detectable_slowdown": self.detectable,
+            "target": self.target,
+            "blind_spot": self.blind,
+        }
+
+
+def visibility(rows: Sequence[CaseComparison], config: GateConfig) -> list[Visibility]:
+    """Every blocking row with what the run could see of it (report order kept)."""
+    blind = {id(r) for r in blind_spots(rows, config)}
+    return [
+        Visibility(r, detectable_slowdown(r), detect_target(r, config), id(r) in blind)
+        for r in rows
+        if r.blocking
+    ]
