@@ -1,8 +1,9 @@
 """The sampling stage (pure): from the rounds so far, in memory, to the cases to run next.
 
 Extra rounds go to blocking cases that more data could settle (Pinpoint's UNKNOWN -> more
-attempts); the confirmation re-runs the cases flagged slower or faster, and keeps going
-while a flag is neither replicated nor ruled out. `selection_regexes` turns cases into
+attempts) and to blind spots that more rounds can bring to their target; the confirmation
+re-runs the cases flagged slower or faster, and keeps going while a flag is neither
+replicated nor ruled out. `selection_regexes` turns cases into
 asv ``--bench`` regexes that select exactly those cases.
 """
 
@@ -21,6 +22,7 @@ from perfgate.model import (
     VariantComparison,
     natural_key,
 )
+from perfgate.pipeline import plan
 from perfgate.pipeline.compare.confirm import confirmation_pending
 from perfgate.pipeline.compare.runs import compare_runs, compare_variants
 from perfgate.pipeline.rounds import RoundLog, head_measurements, measurements, variant_aligned
@@ -115,10 +117,25 @@ def _interim_variants(
     return compare_variants(head_m, cfg, noise_floors=floors), head_m
 
 
+def short_sighted(rows: Iterable[CaseComparison], config: GateConfig) -> list[CaseKey]:
+    """Blind spots (`perfgate.pipeline.plan`) that ``max_rounds`` rounds could bring to their
+    target: more rounds narrow their CI until the run could see a slowdown near the
+    threshold. Cases that would need more rounds than allowed are left (and reported)."""
+    out = []
+    for row in plan.blind_spots(list(rows), config):
+        need = plan.rounds_to_target(row, min(row.n_base, row.n_head), config)
+        if need is not None and need <= config.max_rounds:
+            out.append(row.key)
+    return out
+
+
 def next_extra_cases(log: RoundLog, config: GateConfig, floors: Floors) -> list[CaseKey]:
-    """The cases an extra main round should run: undecided rows, then undecided variant rows'
-    head cases not already among them (empty: nothing more rounds could settle)."""
-    todo = undecided(_interim(log, config, floors), config)
+    """The cases an extra main round should run: undecided rows, blind spots more rounds can
+    cure, then undecided variant rows' head cases not already among them (empty: nothing
+    more rounds could settle)."""
+    rows = _interim(log, config, floors)
+    todo = undecided(rows, config)
+    todo += [k for k in short_sighted(rows, config) if k not in set(todo)]
     variants, head_m = _interim_variants(log, config, floors)
     known = set(todo)
     cases = undecided_variant_cases(variants, head_m, replace(config, confirm=False))

@@ -99,3 +99,13 @@ def test_config_keys_are_checked() -> None:
         parse_config({"budget_minutes": -1})
     with pytest.raises(ConfigError, match="detect_margin"):
         parse_config({"detect_margin": "x"})
+
+
+def test_blind_spots_within_reach_get_extra_rounds() -> None:
+    """A blind spot that max_rounds could cure gets rounds; one out of reach does not."""
+    from perfgate.pipeline.sampling import short_sighted
+
+    cfg = GateConfig(blocking=(r"^hot_slice\.",), max_rounds=30, detect_margin=0.02)
+    near = _row(1.0, 0.97, 1.03, n_head=6)  # 6.2% seen: 5% after about 16 rounds
+    far = _row(1.0, 0.80, 1.2, n_head=6)
+    assert short_sighted([near, far], cfg) == [HOT]
