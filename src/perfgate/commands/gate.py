@@ -3,6 +3,8 @@
     perfgate gate --base REV --head REV [--bench REGEX ...] [--quick] [--budget-minutes M]
         [--report-dir DIR] [--config PYPROJECT] [--repo DIR] [--work-dir DIR]
         [--machine NAME] [--post --pr N]
+    perfgate gate --base REV --head REV --plan [--json] [--bench REGEX ...] [--quick]
+        [--budget-minutes M]
 
 Runs locally with no GitHub and no server: parity at head, interleaved asv rounds of base
 and head (B,H then H,B; one asv process per side and round), sequential extra rounds for
@@ -10,6 +12,13 @@ undecided cases while the budget lasts, an independent confirmation re-run of fl
 then prints the markdown report and writes report.md, report.html and verdict.json into
 ``--report-dir`` (default ``reports/gate``; an earlier report there is moved to
 ``previous/<time>/``, never overwritten).
+
+Rounds go to what can block: cases of families that never block (``blocking`` in
+``[tool.perfgate]``) run in the first round only; blocking cases get ``min_samples`` rounds
+while the budget (``--budget-minutes``, default ``budget_minutes`` of ``[tool.perfgate]``)
+lasts. A blocking case the budget leaves short is inconclusive: exit 3, named. ``--plan``
+prints the cases, rounds and expected minutes without measuring (``--json``: as JSON), from
+the costs the last run measured, or documented defaults per family when there is none.
 
 Exit codes: 0 pass, 1 stable regression (or a benchmark failing at head), 2 parity failure,
 3 error or refused comparison (unknown revision, asv failing, corrupt results, machine
@@ -24,12 +33,14 @@ and does not block (``straddle = "report"`` in ``[tool.perfgate]``), because it 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from perfgate import cli_args
 from perfgate.errors import UserError
-from perfgate.pipeline import gate
+from perfgate.pipeline import gate, preview
 from perfgate.pipeline.context import GateOptions
 
 
@@ -49,6 +60,10 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--budget-minutes", type=cli_args.positive_number, help="time budget of the measurement"
     )
+    p.add_argument(
+        "--plan", action="store_true", help="print the planned rounds and minutes; measure nothing"
+    )
+    p.add_argument("--json", action="store_true", help="with --plan: print the plan as JSON")
     p.add_argument("--report-dir", default="reports/gate", help="default: reports/gate")
     p.add_argument("--post", action="store_true", help="post the report (needs --pr)")
     p.add_argument("--pr", type=int, help="pull request number for --post")
@@ -59,6 +74,10 @@ def run_from_args(args: argparse.Namespace) -> int:
     """argparse -> `perfgate.pipeline.gate.run`."""
     if args.post and args.pr is None:
         raise UserError("--post needs --pr N")
+    if args.json and not args.plan:
+        raise UserError("--json needs --plan")
+    if args.plan and args.post:
+        raise UserError("--plan measures nothing and cannot --post")
     opts = GateOptions(
         base=args.base,
         head=args.head,
@@ -68,4 +87,9 @@ def run_from_args(args: argparse.Namespace) -> int:
         pr=args.pr,
         **cli_args.measurement_options(args),
     )
+    if args.plan:
+        planned = preview.build_plan(opts)
+        text = json.dumps(planned.to_json(), indent=2) + "\n" if args.json else None
+        sys.stdout.write(text or preview.render_text(planned))
+        return 0
     return gate.run(opts)
