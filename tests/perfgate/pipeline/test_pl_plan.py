@@ -8,6 +8,8 @@ from perfgate.config import GateConfig, parse_config
 from perfgate.errors import ConfigError
 from perfgate.model import CaseComparison, CaseKey
 from perfgate.pipeline import plan
+from perfgate.pipeline.context import QUICK_BUDGET_MIN, GateOptions, budget_seconds
+from perfgate.pipeline.sampling import short_sighted
 from perfgate.verdict import CaseVerdict
 
 HOT = CaseKey("hot_slice.HotSlice.time_compute", (("n", "2048"),))
@@ -103,9 +105,15 @@ def test_config_keys_are_checked() -> None:
 
 def test_blind_spots_within_reach_get_extra_rounds() -> None:
     """A blind spot that max_rounds could cure gets rounds; one out of reach does not."""
-    from perfgate.pipeline.sampling import short_sighted
-
     cfg = GateConfig(blocking=(r"^hot_slice\.",), max_rounds=30, detect_margin=0.02)
     near = _row(1.0, 0.97, 1.03, n_head=6)  # 6.2% seen: 5% after about 16 rounds
     far = _row(1.0, 0.80, 1.2, n_head=6)
     assert short_sighted([near, far], cfg) == [HOT]
+
+
+def test_the_budget_default_comes_from_the_configuration() -> None:
+    """--budget-minutes wins; the quick gate keeps its own; else budget_minutes of the config."""
+    cfg = GateConfig(budget_minutes=40.0)
+    assert budget_seconds(GateOptions("a", "b"), cfg) == 2400.0
+    assert budget_seconds(GateOptions("a", "b", budget_minutes=3.0), cfg) == 180.0
+    assert budget_seconds(GateOptions("a", "b", quick=True), cfg) == 60.0 * QUICK_BUDGET_MIN
