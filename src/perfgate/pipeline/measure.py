@@ -13,7 +13,7 @@ import datetime as _dt
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +126,8 @@ class Measurer:
     units: dict[str, str] = field(default_factory=dict)
     #: case -> seconds one round of it took (both sides), from the last round it ran in
     costs: dict[CaseKey, float] = field(default_factory=dict)
+    #: case -> asv ``-a`` overrides the planner chose for it (`plan.asv_attributes`)
+    case_attributes: dict[CaseKey, dict[str, str]] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
     deadline: float | None = None
 
@@ -142,24 +144,50 @@ class Measurer:
         """One round of ``keys`` (None: the configured selection) on both sides."""
         index = len(log.rounds)
         order = rounds.round_order(index)
-        bench = self._bench(keys)
-        sides: dict[str, Mapping[CaseKey, Samples]] = {}
-        durations: list[Mapping[str, float]] = []
+        groups = self._groups(keys)
+        sides: dict[str, dict[CaseKey, Samples]] = {}
+        runs: list[SideRun] = []
         t0 = time.monotonic()
         for side in order:
-            folder = self.settings.run_dir / f"{log.phase}-r{index:03d}-{side}"
-            run = self.side_runner(self.settings, side, folder, bench)
-            sides[side] = run.samples
-            durations.append(run.durations)
-            self.names.update(case_names(run.suite))
-            self.units.update(benchmark_units(run.suite))
+            sides[side] = {}
+            for g, (attrs, bench) in enumerate(groups):
+                suffix = f"-g{g}" if g else ""
+                folder = self.settings.run_dir / f"{log.phase}-r{index:03d}-{side}{suffix}"
+                settings = replace(self.settings, attributes={**self.settings.attributes, **attrs})
+                run = self.side_runner(settings, side, folder, bench)
+                sides[side].update(run.samples)
+                runs.append(run)
+                self.names.update(case_names(run.suite))
+                self.units.update(benchmark_units(run.suite))
         wanted = set(keys) if keys is not None else None
         picked = {s: _pick(v, wanted) for s, v in sides.items()}
         rnd = Round(index, log.phase, order, picked["base"], picked["head"], time.monotonic() - t0)
         log.rounds.append(rnd)
-        self.costs.update(round_costs(rnd, durations))
+        self.costs.update(round_costs(rnd, runs))
         self._checkpoint(log, complete=False)
         return rnd
+
+    def _groups(self, keys: Sequence[CaseKey] | None) -> list[tuple[dict[str, str], list[str]]]:
+        """(asv attribute overrides, --bench regexes) per asv run of one side: the cases
+        grouped by the attributes the planner chose for them (one group without any)."""
+        if keys is None:
+            return [({}, self._bench(None))]
+        by_attrs: dict[tuple[tuple[str, str], ...], list[CaseKey]] = {}
+        for key in keys:
+            attrs = tuple(sorted(self.case_attributes.get(key, {}).items()))
+            by_attrs.setdefault(attrs, []).append(key)
+        return [(dict(a), self._bench(ks)) for a, ks in sorted(by_attrs.items())]
+
+    def plan_attributes(self, log: RoundLog, keys: Sequence[CaseKey]) -> None:
+        """Choose asv attributes for ``keys`` from their samples in the first round of ``log``
+        (head side, else base): repeat from their noise and cost, warm-up from their cost."""
+        first = log.rounds[0]
+        config = self.settings.config
+        for key in keys:
+            samples = first.head.get(key) or first.base.get(key)
+            if samples:
+                threshold = config.threshold_for(key.benchmark)
+                self.case_attributes[key] = plan.asv_attributes(samples, threshold)
 
     def _bench(self, keys: Sequence[CaseKey] | None) -> list[str]:
         if keys is None:
@@ -201,13 +229,18 @@ class Measurer:
         return time.monotonic() + seconds <= self.deadline
 
 
-def round_costs(rnd: Round, durations: Sequence[Mapping[str, float]]) -> dict[CaseKey, float]:
-    """Seconds each case of ``rnd`` took (both sides): asv's per-benchmark durations when
-    every side recorded them, else the round's wall time shared evenly between its cases."""
+def round_costs(rnd: Round, runs: Sequence[SideRun]) -> dict[CaseKey, float]:
+    """Seconds each case of ``rnd`` took (both sides): asv's per-benchmark durations of each
+    asv run (shared between that run's cases) when every run recorded them, else the round's
+    wall time shared evenly between its cases."""
     keys = sorted(set(rnd.base) | set(rnd.head))
-    per_side = [plan.case_costs(d, keys) for d in durations]
-    if per_side and all(set(c) == set(keys) for c in per_side):
-        return {k: sum(c[k] for c in per_side) for k in keys}
+    per_run = [plan.case_costs(r.durations, r.samples) for r in runs]
+    if per_run and all(set(c) == set(r.samples) for c, r in zip(per_run, runs, strict=True)):
+        totals: dict[CaseKey, float] = {}
+        for costs in per_run:
+            for key, seconds in costs.items():
+                totals[key] = totals.get(key, 0.0) + seconds
+        return {k: totals[k] for k in keys if k in totals}
     return {k: rnd.seconds / max(1, len(keys)) for k in keys}
 
 
@@ -236,6 +269,7 @@ def run_main_phase(m: Measurer, floors: Floors, log: Log) -> tuple[RoundLog, int
     if not ran:
         raise GateError(f"no benchmark case ran for the selection {list(m.settings.bench)}")
     keys, once = rounds_cases(ran, cfg)
+    m.plan_attributes(main, keys)
     if once:
         log(f"{len(once)} case(s) that cannot block measured once per side")
     exhausted = False

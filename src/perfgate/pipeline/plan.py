@@ -228,3 +228,47 @@ def visibility(rows: Sequence[CaseComparison], config: GateConfig) -> list[Visib
         for r in rows
         if r.blocking
     ]
+
+
+#: Samples per asv round the planner may ask for (few distinct values: each distinct set of
+#: attributes is one more asv process per side and round).
+REPEAT_STEPS = (10, 20)
+#: At most this many seconds of samples per case and side in one round.
+MAX_SAMPLE_S = 10.0
+#: A sample at least this long is its own warm-up (kernels come from the on-disk cache).
+LONG_SAMPLE_S = 1.0
+
+
+def relative_spread(samples: Sequence[float]) -> float | None:
+    """Interquartile range / median of one case's samples in one round (None: too few)."""
+    values = sorted(x for x in samples if math.isfinite(x))
+    if len(values) < 3 or values[len(values) // 2] <= 0:
+        return None
+    q1, q3 = values[len(values) // 4], values[(3 * len(values)) // 4]
+    return (q3 - q1) / values[len(values) // 2]
+
+
+def asv_attributes(samples: Sequence[float], threshold: float) -> dict[str, str]:
+    """asv ``-a`` overrides for one case from one round of its samples (empty: keep the
+    benchmark's own attributes).
+
+    ``repeat``: enough samples that the median's standard error (1.2533 sigma / sqrt(n),
+    sigma ~ IQR / 1.349) is a quarter of the threshold, rounded up to a step of
+    :data:`REPEAT_STEPS`, never more than :data:`MAX_SAMPLE_S` of samples; only raised,
+    never lowered. ``warmup_time``: 0 for samples of :data:`LONG_SAMPLE_S` or more.
+    """
+    out: dict[str, str] = {}
+    spread = relative_spread(samples)
+    if not samples or spread is None:
+        return out
+    sample_s = sorted(samples)[len(samples) // 2]
+    if sample_s >= LONG_SAMPLE_S:
+        out["warmup_time"] = "0"
+    need = math.ceil((1.2533 * spread / 1.349 / (threshold / 4.0)) ** 2)
+    affordable = math.floor(MAX_SAMPLE_S / sample_s) if sample_s > 0 else 0
+    steps = [s for s in REPEAT_STEPS if need > len(samples) and s <= affordable]
+    fitting = [s for s in steps if s >= need] or steps[-1:]
+    if fitting:
+        n = fitting[0]
+        out["repeat"] = f"({n}, {n}, {MAX_SAMPLE_S:g})"
+    return out

@@ -44,8 +44,8 @@ def stored_costs(run_dir: Path) -> tuple[dict[CaseKey, str], dict[CaseKey, float
     """
     names: dict[CaseKey, str] = {}
     costs: dict[CaseKey, float] = {}
-    for folder in sorted(run_dir.glob("*-r*-base")):
-        head = folder.with_name(folder.name[: -len("base")] + "head")
+    for folder in sorted(run_dir.glob("*-r*-base*")):  # "-g1"...: one folder per asv run
+        head = folder.with_name(folder.name.replace("-base", "-head", 1))
         suite = read_benchmarks(folder)
         names.update(case_names(suite))
         sides = [_side_costs(f, suite) for f in (folder, head) if f.is_dir()]

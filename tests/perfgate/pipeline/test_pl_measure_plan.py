@@ -28,16 +28,19 @@ SUITE = {
 class Sides:
     """A side runner for two cases, one of a family that cannot block; records selections."""
 
-    def __init__(self, hot_s: float = 1.0) -> None:
+    def __init__(self, hot_s: float = 1.0, spread: float = 0.01) -> None:
         self.benches: list[tuple[str, ...]] = []
+        self.attributes: list[dict[str, str]] = []
         self.hot_s = hot_s
+        self.spread = spread
 
     def __call__(
         self, _s: GateSettings, _side: str, _dir: Path, bench: Sequence[str]
     ) -> measure.SideRun:
         self.benches.append(tuple(bench))
+        self.attributes.append(dict(_s.attributes))
         keys = [k for k in (HOT, COMPILE) if any(re.search(b, k.benchmark) for b in bench)]
-        out = {k: (1e-3, 1.01e-3, 0.99e-3) for k in keys}
+        out = {k: (1e-3, 1e-3 * (1 + self.spread), 1e-3 * (1 - self.spread)) for k in keys}
         durations = {k.benchmark: self.hot_s if k == HOT else 50.0 for k in keys}
         return measure.SideRun(out, parse_benchmarks(SUITE), durations)
 
@@ -100,3 +103,26 @@ def test_blocking_cases_left_short_by_the_budget_are_exit_3_and_named(tmp_path: 
     assert verdict["verdict"] == "error"
     for key in CASES.values():
         assert key.label() in "\n".join(verdict["reasons"])
+
+
+def test_the_planner_sets_asv_repeat_for_noisy_cases(tmp_path: Path) -> None:
+    """A case noisy in the first round runs later rounds with more samples (asv -a repeat)."""
+    sides = Sides(spread=0.1)
+    measure.run_main_phase(_measurer(tmp_path, sides), {}, print)
+    assert sides.attributes[:2] == [{"rounds": "1"}] * 2  # first round: the suite's own
+    assert sides.attributes[2:] == [{"rounds": "1", "repeat": "(20, 20, 10)"}] * 4
+    assert all(len(b) == 1 for b in sides.benches[2:])  # only the blocking case
+
+
+def test_cases_with_different_attributes_run_in_separate_asv_runs(tmp_path: Path) -> None:
+    """Two attribute sets: two asv runs per side, results merged into one round."""
+    sides = Sides()
+    m = _measurer(tmp_path, sides)
+    log = measure.RoundLog("main")
+    m.run_round(log, None)  # names the cases
+    m.case_attributes = {HOT: {"repeat": "(10, 10, 10)"}, COMPILE: {}}
+    m.run_round(log, [HOT, COMPILE])
+    assert _ran(log.rounds) == [{HOT, COMPILE}] * 2
+    assert len(sides.benches) == 2 + 4
+    assert {"rounds": "1", "repeat": "(10, 10, 10)"} in sides.attributes[2:]
+    assert {"rounds": "1"} in sides.attributes[2:]

@@ -117,3 +117,20 @@ def test_the_budget_default_comes_from_the_configuration() -> None:
     assert budget_seconds(GateOptions("a", "b"), cfg) == 2400.0
     assert budget_seconds(GateOptions("a", "b", budget_minutes=3.0), cfg) == 180.0
     assert budget_seconds(GateOptions("a", "b", quick=True), cfg) == 60.0 * QUICK_BUDGET_MIN
+
+
+def test_asv_attributes_from_cost_and_noise() -> None:
+    """Quiet cases keep their attributes; noisy cheap ones get more samples; long samples
+    skip the warm-up; the sample time per round is bounded."""
+    quiet = [1e-3, 1.001e-3, 0.999e-3, 1.0005e-3, 0.9995e-3]
+    assert plan.asv_attributes(quiet, 0.03) == {}
+    noisy = [1e-3, 1.02e-3, 0.98e-3, 1.03e-3, 0.97e-3]
+    assert plan.asv_attributes(noisy, 0.03) == {"repeat": "(20, 20, 10)"}
+    long_noisy = [2.0, 2.04, 1.96, 2.06, 1.94]
+    assert plan.asv_attributes(long_noisy, 0.03) == {"warmup_time": "0"}  # 20 x 2 s > 10 s
+    mid = [0.4, 0.404, 0.396, 0.41, 0.39]  # 2% spread: 7 samples needed, step 10
+    assert plan.asv_attributes(mid, 0.03) == {"repeat": "(10, 10, 10)"}
+    capped = [0.6, 0.612, 0.588, 0.618, 0.582]  # 25 needed, only 16 fit in 10 s
+    assert plan.asv_attributes(capped, 0.03) == {"repeat": "(10, 10, 10)"}
+    assert plan.asv_attributes([1.0], 0.03) == {}
+    assert plan.relative_spread([1.0, 2.0]) is None
