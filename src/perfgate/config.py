@@ -26,6 +26,7 @@ Example (see tests/perfgate/data/pyproject-perfgate.toml for the project's refer
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from collections.abc import Mapping
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from perfgate import config_values as checked
 from perfgate.errors import ConfigError
 
 INCONCLUSIVE_POLICIES = ("error", "block")
@@ -111,6 +113,11 @@ class GateConfig:
     max_rounds: int = 30
     straddle: str = "report"
     variant_absolute: str = "report"
+    #: A blocking case whose detectable slowdown exceeds its threshold by more than this is
+    #: a blind spot of the run (listed first in the report).
+    detect_margin: float = 0.02
+    #: Default ``--budget-minutes`` of the full gate (None: the built-in default).
+    budget_minutes: float | None = None
     fingerprint_ignore: tuple[str, ...] = ()
     pin_threads: int | None = None
     resamples: int = 2000
@@ -167,6 +174,8 @@ _TOP_KEYS = {
     "max_rounds",
     "straddle",
     "variant_absolute",
+    "detect_margin",
+    "budget_minutes",
     "fingerprint_ignore",
     "pin_threads",
     "resamples",
@@ -179,80 +188,11 @@ _PAIR_KEYS |= {"benchmarks"}
 _SCALING_KEYS = {"thread_param", "size_param", "max_efficiency_drop", "efficiency_threshold"}
 
 
-def _check_keys(where: str, data: Mapping[str, Any], allowed: set[str]) -> None:
-    unknown = sorted(set(data) - allowed)
-    if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {unknown}; allowed: {sorted(allowed)}")
-
-
-def _fraction(where: str, value: Any, low: float, high: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(f"{where}: expected a number, got {value!r}")
-    if not low < float(value) < high:
-        raise ConfigError(f"{where}: expected a value in ({low}, {high}), got {value!r}")
-    return float(value)
-
-
-def _threshold(where: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 10:
-        raise ConfigError(f"{where}: expected a relative threshold like 0.05, got {value!r}")
-    return float(value)
-
-
-def _regex(where: str, value: Any) -> str:
-    if not isinstance(value, str):
-        raise ConfigError(f"{where}: expected a regular expression string, got {value!r}")
-    try:
-        re.compile(value)
-    except re.error as exc:
-        raise ConfigError(f"{where}: invalid regular expression {value!r}: {exc}") from None
-    return value
-
-
-def _typed(where: str, value: Any, kind: type) -> Any:
-    if kind is int and isinstance(value, bool):
-        raise ConfigError(f"{where}: expected an integer, got {value!r}")
-    if not isinstance(value, kind):
-        raise ConfigError(f"{where}: expected {kind.__name__}, got {value!r}")
-    return value
-
-
-def _str_list(where: str, value: Any) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{where}: expected a list of strings, got {value!r}")
-    return tuple(value)
-
-
-def _command(where: str, value: Any) -> tuple[str, ...]:
-    """A command line as a list of strings (argv); it needs a program to run."""
-    argv = _str_list(where, value)
-    if not argv or not argv[0]:
-        raise ConfigError(
-            f"{where}: expected a command such as ['make', 'test-all'], got {value!r}"
-        )
-    return argv
-
-
-def _optional_command(where: str, value: Any) -> tuple[str, ...] | None:
-    return None if value is None else _command(where, value)
-
-
-def _regex_list(where: str, value: Any) -> tuple[str, ...]:
-    patterns = _str_list(where, value)
-    for i, pattern in enumerate(patterns):
-        _regex(f"{where}[{i}]", pattern)
-    return patterns
-
-
-def _optional_regexes(where: str, value: Any) -> tuple[str, ...] | None:
-    return None if value is None else _regex_list(where, value)
-
-
 def _parse_pair(index: int, data: Any) -> BaselinePair:
     where = f"tool.perfgate.baseline[{index}]"
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: expected a table")
-    _check_keys(where, data, _PAIR_KEYS)
+    checked.check_keys(where, data, _PAIR_KEYS)
     for key in ("param", "variant", "baseline"):
         if not isinstance(data.get(key), str) or not data[key]:
             raise ConfigError(f"{where}.{key}: required non-empty string")
@@ -267,11 +207,13 @@ def _parse_pair(index: int, data: Any) -> BaselinePair:
         variant=data["variant"],
         baseline=data["baseline"],
         reference=reference,
-        block_if_slower=_typed(
+        block_if_slower=checked.typed(
             f"{where}.block_if_slower", data.get("block_if_slower", True), bool
         ),
-        threshold=None if threshold is None else _threshold(f"{where}.threshold", threshold),
-        benchmarks=_regex(f"{where}.benchmarks", data.get("benchmarks", ".")),
+        threshold=None
+        if threshold is None
+        else checked.threshold(f"{where}.threshold", threshold),
+        benchmarks=checked.regex(f"{where}.benchmarks", data.get("benchmarks", ".")),
     )
 
 
@@ -279,18 +221,20 @@ def _parse_scaling(data: Any) -> ScalingConfig:
     where = "tool.perfgate.scaling"
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: expected a table")
-    _check_keys(where, data, _SCALING_KEYS)
+    checked.check_keys(where, data, _SCALING_KEYS)
     size = data.get("size_param")
     if size is not None and not isinstance(size, str):
         raise ConfigError(f"{where}.size_param: expected a string, got {size!r}")
     return ScalingConfig(
-        thread_param=_typed(f"{where}.thread_param", data.get("thread_param", "threads"), str),
+        thread_param=checked.typed(
+            f"{where}.thread_param", data.get("thread_param", "threads"), str
+        ),
         size_param=size,
-        max_efficiency_drop=_fraction(
+        max_efficiency_drop=checked.fraction(
             f"{where}.max_efficiency_drop", data.get("max_efficiency_drop", 0.10), 0.0, 1.0
         ),
         efficiency_threshold=(
-            _threshold(f"{where}.efficiency_threshold", data["efficiency_threshold"])
+            checked.threshold(f"{where}.efficiency_threshold", data["efficiency_threshold"])
             if "efficiency_threshold" in data
             else None
         ),
@@ -302,26 +246,23 @@ def _parse_thresholds(data: Any) -> tuple[ThresholdRule, ...]:
         raise ConfigError("tool.perfgate.thresholds: expected a table of regex = threshold")
     return tuple(
         ThresholdRule(
-            _regex(f"tool.perfgate.thresholds[{k!r}]", k),
-            _threshold(f"tool.perfgate.thresholds[{k!r}]", v),
+            checked.regex(f"tool.perfgate.thresholds[{k!r}]", k),
+            checked.threshold(f"tool.perfgate.thresholds[{k!r}]", v),
         )
         for k, v in data.items()
     )
 
 
-def _choice(where: str, value: Any, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise ConfigError(f"{where}: expected one of {allowed}, got {value!r}")
-    return str(value)
-
-
-def _at_least(where: str, value: Any, minimum: int, minimum_name: str = "") -> int:
-    """An integer option with a lower bound (``minimum_name``: the option that sets it)."""
-    number: int = _typed(where, value, int)
-    if number < minimum:
-        bound = f"{minimum_name} ({minimum})" if minimum_name else str(minimum)
-        raise ConfigError(f"{where}: must be at least {bound}, got {number}")
-    return number
+def _budget_minutes(value: Any) -> float | None:
+    """``budget_minutes``: absent, or a finite number of minutes > 0."""
+    if value is None:
+        return None
+    where = "tool.perfgate.budget_minutes"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(f"{where}: expected a number of minutes, got {value!r}")
+    if not (math.isfinite(value) and value > 0):
+        raise ConfigError(f"{where}: expected a finite number of minutes > 0, got {value!r}")
+    return float(value)
 
 
 def _parse_pairs(value: Any) -> tuple[BaselinePair, ...]:
@@ -335,64 +276,76 @@ def _parse_pairs(value: Any) -> tuple[BaselinePair, ...]:
 def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateConfig:
     """Build a `GateConfig` from the `[tool.perfgate]` table (already parsed TOML)."""
     data = dict(section)
-    _check_keys("tool.perfgate", data, _TOP_KEYS)
-    inconclusive = _choice(
+    checked.check_keys("tool.perfgate", data, _TOP_KEYS)
+    inconclusive = checked.choice(
         "tool.perfgate.inconclusive", data.get("inconclusive", "error"), INCONCLUSIVE_POLICIES
     )
-    straddle = _choice("tool.perfgate.straddle", data.get("straddle", "report"), STRADDLE_POLICIES)
-    min_samples = _at_least("tool.perfgate.min_samples", data.get("min_samples", 6), 2)
-    resamples = _at_least("tool.perfgate.resamples", data.get("resamples", 2000), 200)
-    max_rounds = _at_least(
+    straddle = checked.choice(
+        "tool.perfgate.straddle", data.get("straddle", "report"), STRADDLE_POLICIES
+    )
+    min_samples = checked.at_least("tool.perfgate.min_samples", data.get("min_samples", 6), 2)
+    resamples = checked.at_least("tool.perfgate.resamples", data.get("resamples", 2000), 200)
+    max_rounds = checked.at_least(
         "tool.perfgate.max_rounds", data.get("max_rounds", 30), min_samples, "min_samples"
     )
-    blocking = _regex_list("tool.perfgate.blocking", data.get("blocking", ["."]))
+    blocking = checked.regex_list("tool.perfgate.blocking", data.get("blocking", ["."]))
     return GateConfig(
-        default_threshold=_threshold(
+        default_threshold=checked.threshold(
             "tool.perfgate.default_threshold", data.get("default_threshold", 0.05)
         ),
         thresholds=_parse_thresholds(data.get("thresholds", {})),
-        alpha=_fraction("tool.perfgate.alpha", data.get("alpha", 0.05), 0.0, 0.5),
-        confidence=_fraction("tool.perfgate.confidence", data.get("confidence", 0.95), 0.5, 1.0),
+        alpha=checked.fraction("tool.perfgate.alpha", data.get("alpha", 0.05), 0.0, 0.5),
+        confidence=checked.fraction(
+            "tool.perfgate.confidence", data.get("confidence", 0.95), 0.5, 1.0
+        ),
         min_samples=min_samples,
-        confirm=_typed("tool.perfgate.confirm", data.get("confirm", True), bool),
+        confirm=checked.typed("tool.perfgate.confirm", data.get("confirm", True), bool),
         blocking=blocking,
-        higher_is_better=_regex_list(
+        higher_is_better=checked.regex_list(
             "tool.perfgate.higher_is_better", data.get("higher_is_better", [])
         ),
-        failed_blocks=_typed("tool.perfgate.failed_blocks", data.get("failed_blocks", True), bool),
+        failed_blocks=checked.typed(
+            "tool.perfgate.failed_blocks", data.get("failed_blocks", True), bool
+        ),
         inconclusive=inconclusive,
         baselines=_parse_pairs(data.get("baseline", [])),
         scaling=_parse_scaling(data["scaling"]) if "scaling" in data else None,
-        compile_time=_regex("tool.perfgate.compile_time", data.get("compile_time", "compile")),
-        parity_command=_command(
+        compile_time=checked.regex(
+            "tool.perfgate.compile_time", data.get("compile_time", "compile")
+        ),
+        parity_command=checked.command(
             "tool.perfgate.parity_command", data.get("parity_command", ["make", "test-all"])
         ),
-        quick_parity_command=_optional_command(
+        quick_parity_command=checked.optional_command(
             "tool.perfgate.quick_parity_command", data.get("quick_parity_command")
         ),
-        gate_bench=_regex_list("tool.perfgate.gate_bench", data.get("gate_bench", ["."])),
-        quick_bench=_optional_regexes("tool.perfgate.quick_bench", data.get("quick_bench")),
+        gate_bench=checked.regex_list("tool.perfgate.gate_bench", data.get("gate_bench", ["."])),
+        quick_bench=checked.optional_regexes("tool.perfgate.quick_bench", data.get("quick_bench")),
         max_rounds=max_rounds,
         straddle=straddle,
-        variant_absolute=_choice(
+        variant_absolute=checked.choice(
             "tool.perfgate.variant_absolute",
             data.get("variant_absolute", "report"),
             VARIANT_ABSOLUTE_POLICIES,
         ),
-        fingerprint_ignore=_str_list(
+        detect_margin=checked.fraction(
+            "tool.perfgate.detect_margin", data.get("detect_margin", 0.02), 0.0, 1.0
+        ),
+        budget_minutes=_budget_minutes(data.get("budget_minutes")),
+        fingerprint_ignore=checked.str_list(
             "tool.perfgate.fingerprint_ignore", data.get("fingerprint_ignore", [])
         ),
         pin_threads=(
-            _at_least("tool.perfgate.pin_threads", data["pin_threads"], 1)
+            checked.at_least("tool.perfgate.pin_threads", data["pin_threads"], 1)
             if "pin_threads" in data
             else None
         ),
         resamples=resamples,
-        seed=_at_least("tool.perfgate.seed", data.get("seed", 20260), 0),
-        watch_alpha=_fraction(
+        seed=checked.at_least("tool.perfgate.seed", data.get("seed", 20260), 0),
+        watch_alpha=checked.fraction(
             "tool.perfgate.watch_alpha", data.get("watch_alpha", 0.01), 0.0, 0.5
         ),
-        watch_min_segment=_at_least(
+        watch_min_segment=checked.at_least(
             "tool.perfgate.watch_min_segment", data.get("watch_min_segment", 5), 2
         ),
         source=source,

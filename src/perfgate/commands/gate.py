@@ -3,6 +3,8 @@
     perfgate gate --base REV --head REV [--bench REGEX ...] [--quick] [--budget-minutes M]
         [--report-dir DIR] [--config PYPROJECT] [--repo DIR] [--work-dir DIR]
         [--machine NAME] [--floors-ref REF] [--post --pr N]
+    perfgate gate --base REV --head REV --plan [--json] [--bench REGEX ...] [--quick]
+        [--budget-minutes M]
 
 Runs locally with no GitHub and no server: parity at head, interleaved asv rounds of base
 and head (B,H then H,B; one asv process per side and round), sequential extra rounds for
@@ -14,6 +16,13 @@ then prints the markdown report and writes report.md, report.html and verdict.js
 Noise floors (``--floors-ref``): the newest ``perfgate calibrate`` file of this machine on a
 fetched commit of the perf-results branch, verified against its content digest (a mismatch
 is exit 3), read before any code of the head runs; never from the work folder.
+
+Rounds go to what can block: cases of families that never block (``blocking`` in
+``[tool.perfgate]``) run in the first round only; blocking cases get ``min_samples`` rounds
+while the budget (``--budget-minutes``, default ``budget_minutes`` of ``[tool.perfgate]``)
+lasts. A blocking case the budget leaves short is inconclusive: exit 3, named. ``--plan``
+prints the cases, rounds and expected minutes without measuring (``--json``: as JSON), from
+the costs the last run measured, or documented defaults per family when there is none.
 
 Exit codes: 0 pass, 1 stable regression (or a benchmark failing at head), 2 parity failure,
 3 error or refused comparison (unknown revision, asv failing, corrupt results, machine
@@ -28,12 +37,14 @@ and does not block (``straddle = "report"`` in ``[tool.perfgate]``), because it 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from perfgate import cli_args
 from perfgate.errors import UserError
-from perfgate.pipeline import gate
+from perfgate.pipeline import gate, preview
 from perfgate.pipeline.context import GateOptions
 
 
@@ -58,6 +69,10 @@ def add_parser(subparsers: Any) -> None:
         help="a fetched perf-results commit: its newest noise floors of this machine "
         "(perfgate history append-noise) raise thresholds; default: none",
     )
+    p.add_argument(
+        "--plan", action="store_true", help="print the planned rounds and minutes; measure nothing"
+    )
+    p.add_argument("--json", action="store_true", help="with --plan: print the plan as JSON")
     p.add_argument("--report-dir", default="reports/gate", help="default: reports/gate")
     p.add_argument("--post", action="store_true", help="post the report (needs --pr)")
     p.add_argument("--pr", type=int, help="pull request number for --post")
@@ -68,6 +83,10 @@ def run_from_args(args: argparse.Namespace) -> int:
     """argparse -> `perfgate.pipeline.gate.run`."""
     if args.post and args.pr is None:
         raise UserError("--post needs --pr N")
+    if args.json and not args.plan:
+        raise UserError("--json needs --plan")
+    if args.plan and args.post:
+        raise UserError("--plan measures nothing and cannot --post")
     opts = GateOptions(
         base=args.base,
         head=args.head,
@@ -78,4 +97,9 @@ def run_from_args(args: argparse.Namespace) -> int:
         floors_ref=args.floors_ref,
         **cli_args.measurement_options(args),
     )
+    if args.plan:
+        planned = preview.build_plan(opts)
+        text = json.dumps(planned.to_json(), indent=2) + "\n" if args.json else None
+        sys.stdout.write(text or preview.render_text(planned))
+        return 0
     return gate.run(opts)

@@ -197,7 +197,8 @@ def machine_id(fp: machine.Fingerprint) -> str:
     return "perfgate-" + hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
-def _selection(opts: GateOptions, config: GateConfig) -> tuple[str, ...]:
+def selection(opts: GateOptions, config: GateConfig) -> tuple[str, ...]:
+    """The ``--bench`` regexes of the run: given, else the quick or the full gate's."""
     if opts.bench:
         return opts.bench
     if opts.quick and config.quick_bench:
@@ -205,10 +206,14 @@ def _selection(opts: GateOptions, config: GateConfig) -> tuple[str, ...]:
     return config.gate_bench
 
 
-def _budget_s(opts: GateOptions) -> float:
+def budget_seconds(opts: GateOptions, config: GateConfig) -> float:
+    """The measurement budget: ``--budget-minutes``, else the quick gate's, else
+    ``budget_minutes`` of ``[tool.perfgate]``, else the built-in full-gate default."""
     minutes = opts.budget_minutes
+    if minutes is None and opts.quick:
+        minutes = QUICK_BUDGET_MIN
     if minutes is None:
-        minutes = QUICK_BUDGET_MIN if opts.quick else FULL_BUDGET_MIN
+        minutes = config.budget_minutes or FULL_BUDGET_MIN
     if not (math.isfinite(minutes) and minutes > 0):
         raise UserError(f"--budget-minutes: expected a finite number > 0, got {minutes}")
     return 60.0 * minutes
@@ -242,9 +247,9 @@ def build_settings(
         asv_conf=conf,
         benchmark_dir=asv_conf.benchmark_dir(conf, repo),
         machine=machine_name,
-        bench=_selection(opts, config),
+        bench=selection(opts, config),
         run_dir=run_dir,
-        budget_s=_budget_s(opts),
+        budget_s=budget_seconds(opts, config),
         env={**plan.env, **suite_grid_env(plan, opts.quick)},
         prefix=plan.prefix,
         kernel_cache=kernel_cache_env(run_dir, os.environ),

@@ -124,7 +124,8 @@ def _notes(
 ) -> tuple[str, ...]:
     rounds = (
         f"rounds: {measured.main_rounds} main ({measured.extra_rounds} extra for undecided "
-        f"cases), {measured.confirm_rounds} confirmation; order alternates B,H / H,B"
+        f"cases), {measured.confirm_rounds} confirmation; order alternates B,H / H,B; "
+        "cases of families that never block ran in the first round only (when any case can)"
     )
     if measured.budget_exhausted:
         rounds += f"; the {s.budget_s / 60:.1f}-minute budget ran out with cases undecided"

@@ -13,11 +13,12 @@ import datetime as _dt
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from perfgate import asv_runner
+from perfgate.config import GateConfig
 from perfgate.errors import ResultFileError, UserError
 from perfgate.formats import asv_conf, asv_results, samples
 from perfgate.formats.benchmarks_json import (
@@ -27,7 +28,7 @@ from perfgate.formats.benchmarks_json import (
     read_benchmarks,
 )
 from perfgate.model import CaseKey, Measured, Measurement, Round, Samples
-from perfgate.pipeline import rounds, sampling
+from perfgate.pipeline import plan, rounds, sampling
 from perfgate.pipeline.context import GateSettings
 from perfgate.pipeline.rounds import RoundLog
 from perfgate.process import ProcessOutcome
@@ -44,6 +45,8 @@ class SideRun:
 
     samples: Mapping[CaseKey, Samples]
     suite: Suite
+    #: asv's per-benchmark durations of this run (seconds; empty when unknown)
+    durations: Mapping[str, float] = field(default_factory=dict)
 
 
 SideRunner = Callable[[GateSettings, str, Path, Sequence[str]], SideRun]
@@ -103,7 +106,7 @@ def read_side(round_dir: Path, machine_name: str, sha: str, outcome: ProcessOutc
             out[key] = None
         elif case.state is asv_results.CaseState.OK:
             out[key] = case.samples or ((case.value,) if case.value else None)
-    return SideRun(out, suite)
+    return SideRun(out, suite, dict(result.durations))
 
 
 @dataclass
@@ -121,6 +124,10 @@ class Measurer:
     names: dict[CaseKey, str] = field(default_factory=dict)
     #: benchmark -> its unit from benchmarks.json ("seconds", "env-steps/s", ...)
     units: dict[str, str] = field(default_factory=dict)
+    #: case -> seconds one round of it took (both sides), from the last round it ran in
+    costs: dict[CaseKey, float] = field(default_factory=dict)
+    #: case -> asv ``-a`` overrides the planner chose for it (`plan.asv_attributes`)
+    case_attributes: dict[CaseKey, dict[str, str]] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
     deadline: float | None = None
 
@@ -137,21 +144,50 @@ class Measurer:
         """One round of ``keys`` (None: the configured selection) on both sides."""
         index = len(log.rounds)
         order = rounds.round_order(index)
-        bench = self._bench(keys)
-        sides: dict[str, Mapping[CaseKey, Samples]] = {}
+        groups = self._groups(keys)
+        sides: dict[str, dict[CaseKey, Samples]] = {}
+        runs: list[SideRun] = []
         t0 = time.monotonic()
         for side in order:
-            folder = self.settings.run_dir / f"{log.phase}-r{index:03d}-{side}"
-            run = self.side_runner(self.settings, side, folder, bench)
-            sides[side] = run.samples
-            self.names.update(case_names(run.suite))
-            self.units.update(benchmark_units(run.suite))
+            sides[side] = {}
+            for g, (attrs, bench) in enumerate(groups):
+                suffix = f"-g{g}" if g else ""
+                folder = self.settings.run_dir / f"{log.phase}-r{index:03d}-{side}{suffix}"
+                settings = replace(self.settings, attributes={**self.settings.attributes, **attrs})
+                run = self.side_runner(settings, side, folder, bench)
+                sides[side].update(run.samples)
+                runs.append(run)
+                self.names.update(case_names(run.suite))
+                self.units.update(benchmark_units(run.suite))
         wanted = set(keys) if keys is not None else None
         picked = {s: _pick(v, wanted) for s, v in sides.items()}
         rnd = Round(index, log.phase, order, picked["base"], picked["head"], time.monotonic() - t0)
         log.rounds.append(rnd)
+        self.costs.update(round_costs(rnd, runs))
         self._checkpoint(log, complete=False)
         return rnd
+
+    def _groups(self, keys: Sequence[CaseKey] | None) -> list[tuple[dict[str, str], list[str]]]:
+        """(asv attribute overrides, --bench regexes) per asv run of one side: the cases
+        grouped by the attributes the planner chose for them (one group without any)."""
+        if keys is None:
+            return [({}, self._bench(None))]
+        by_attrs: dict[tuple[tuple[str, str], ...], list[CaseKey]] = {}
+        for key in keys:
+            attrs = tuple(sorted(self.case_attributes.get(key, {}).items()))
+            by_attrs.setdefault(attrs, []).append(key)
+        return [(dict(a), self._bench(ks)) for a, ks in sorted(by_attrs.items())]
+
+    def plan_attributes(self, log: RoundLog, keys: Sequence[CaseKey]) -> None:
+        """Choose asv attributes for ``keys`` from their samples in the first round of ``log``
+        (head side, else base): repeat from their noise and cost, warm-up from their cost."""
+        first = log.rounds[0]
+        config = self.settings.config
+        for key in keys:
+            samples = first.head.get(key) or first.base.get(key)
+            if samples:
+                threshold = config.threshold_for(key.benchmark)
+                self.case_attributes[key] = plan.asv_attributes(samples, threshold)
 
     def _bench(self, keys: Sequence[CaseKey] | None) -> list[str]:
         if keys is None:
@@ -181,14 +217,31 @@ class Measurer:
         """Seconds since measurement started."""
         return time.monotonic() - self.started
 
-    def can_afford(self, log: RoundLog, cases: int) -> bool:
-        """True when another round of ``cases`` cases should fit in the remaining budget."""
+    def can_afford(self, log: RoundLog, keys: Sequence[CaseKey]) -> bool:
+        """True when another round of ``keys`` should fit in the remaining budget (each
+        case at the cost it took last time; a case never measured at the mean cost)."""
         if not log.rounds:
             return True
-        last = log.rounds[-1]
-        per_case = last.seconds / max(1, len(set(last.base) | set(last.head)))
+        known = list(self.costs.values())
+        mean = sum(known) / len(known) if known else 0.0
+        seconds = sum(self.costs.get(k, mean) for k in keys)
         assert self.deadline is not None
-        return time.monotonic() + per_case * cases <= self.deadline
+        return time.monotonic() + seconds <= self.deadline
+
+
+def round_costs(rnd: Round, runs: Sequence[SideRun]) -> dict[CaseKey, float]:
+    """Seconds each case of ``rnd`` took (both sides): asv's per-benchmark durations of each
+    asv run (shared between that run's cases) when every run recorded them, else the round's
+    wall time shared evenly between its cases."""
+    keys = sorted(set(rnd.base) | set(rnd.head))
+    per_run = [plan.case_costs(r.durations, r.samples) for r in runs]
+    if per_run and all(set(c) == set(r.samples) for c, r in zip(per_run, runs, strict=True)):
+        totals: dict[CaseKey, float] = {}
+        for costs in per_run:
+            for key, seconds in costs.items():
+                totals[key] = totals.get(key, 0.0) + seconds
+        return {k: totals[k] for k in keys if k in totals}
+    return {k: rnd.seconds / max(1, len(keys)) for k in keys}
 
 
 def _pick(
@@ -206,20 +259,33 @@ Log = Callable[[str], None]
 
 
 def run_main_phase(m: Measurer, floors: Floors, log: Log) -> tuple[RoundLog, int, bool]:
-    """min_samples rounds of everything, then extra rounds of undecided cases (budget)."""
+    """A first round of everything, min_samples rounds of what can block while the budget
+    lasts, then extra rounds of undecided cases (budget)."""
     cfg = m.settings.config
     main = RoundLog("main")
-    for _ in range(cfg.min_samples):
-        m.run_round(main, None)
-        log(f"round {len(main.rounds)}/{cfg.min_samples} done ({m.elapsed():.0f}s)")
-    if not main.paired_keys and not main.one_sided("head") and not main.one_sided("base"):
+    m.run_round(main, None)
+    log(f"round 1/{cfg.min_samples} done ({m.elapsed():.0f}s)")
+    ran = sorted({k for r in main.rounds for k in (*r.base, *r.head)})
+    if not ran:
         raise GateError(f"no benchmark case ran for the selection {list(m.settings.bench)}")
-    extra, exhausted = 0, False
+    keys, once = rounds_cases(ran, cfg)
+    m.plan_attributes(main, keys)
+    if once:
+        log(f"{len(once)} case(s) that cannot block measured once per side")
+    exhausted = False
+    while len(main.rounds) < cfg.min_samples:
+        if not m.can_afford(main, keys):
+            exhausted = True
+            log(f"budget reached after {len(main.rounds)} round(s); short cases are undecided")
+            return main, 0, exhausted
+        m.run_round(main, keys)
+        log(f"round {len(main.rounds)}/{cfg.min_samples} done ({m.elapsed():.0f}s)")
+    extra = 0
     while len(main.rounds) < cfg.max_rounds:
         todo = sampling.next_extra_cases(main, cfg, floors)
         if not todo:
             break
-        if not m.can_afford(main, len(todo)):
+        if not m.can_afford(main, todo):
             exhausted = True
             log(f"budget reached with {len(todo)} undecided case(s)")
             break
@@ -227,6 +293,18 @@ def run_main_phase(m: Measurer, floors: Floors, log: Log) -> tuple[RoundLog, int
         extra += 1
         log(f"extra round for {len(todo)} undecided case(s) ({m.elapsed():.0f}s)")
     return main, extra, exhausted
+
+
+def rounds_cases(
+    ran: Sequence[CaseKey], config: GateConfig
+) -> tuple[list[CaseKey], list[CaseKey]]:
+    """(cases for the rounds after the first, cases measured once): families that never
+    block run once; a selection with no blocking case at all is report-only and keeps
+    every case in every round (there is nothing else to spend the rounds on)."""
+    block = [k for k in ran if config.can_block(k.benchmark)]
+    if not block:
+        return list(ran), []
+    return block, [k for k in ran if not config.can_block(k.benchmark)]
 
 
 def run_confirmation(
@@ -245,7 +323,7 @@ def run_confirmation(
     log(f"confirmation: {len(confirm.rounds)} rounds of {len(targets.cases)} case(s)")
     while len(confirm.rounds) < cfg.max_rounds:
         todo = sampling.confirm_pending(confirm, cfg, floors, targets)
-        if not todo or not m.can_afford(confirm, len(todo)):
+        if not todo or not m.can_afford(confirm, todo):
             break
         m.run_round(confirm, todo)
         log(f"confirmation: extra round for {len(todo)} case(s) ({m.elapsed():.0f}s)")

@@ -28,6 +28,7 @@ from perfgate.model import (
     ParityResult,
     VariantComparison,
 )
+from perfgate.pipeline import plan
 from perfgate.pipeline.compare.compile_times import CompileRow
 from perfgate.pipeline.compare.scaling import ScalingRow
 from perfgate.verdict import CaseVerdict, GateVerdict
@@ -366,7 +367,14 @@ def _context(report: Report) -> dict[str, Any]:
         "ratio_chart": ratio_chart(chart_rows, chart_labels),
         "scaling_charts": [scaling_chart(s) for s in (*report.scaling, *report.variant_scaling)],
         "confidence": f"{100 * report.config.confidence:.0f}%",
+        **_visibility(report),
     }
+
+
+def _visibility(report: Report) -> dict[str, Any]:
+    """What the run could see (`perfgate.pipeline.plan`): every blocking case, blind spots."""
+    seen = plan.visibility(report.rows, report.config)
+    return {"visibility": seen, "blind_spots": [v for v in seen if v.blind]}
 
 
 def render_markdown(report: Report) -> str:
@@ -433,4 +441,5 @@ def verdict_json(report: Report) -> dict[str, Any]:
             }
             for v in report.variants
         ],
+        "visibility": [v.to_json() for v in plan.visibility(report.rows, report.config)],
     }

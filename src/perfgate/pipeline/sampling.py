@@ -1,8 +1,9 @@
 """The sampling stage (pure): from the rounds so far, in memory, to the cases to run next.
 
 Extra rounds go to blocking cases that more data could settle (Pinpoint's UNKNOWN -> more
-attempts); the confirmation re-runs the cases flagged slower or faster, and keeps going
-while a flag is neither replicated nor ruled out. `selection_regexes` turns cases into
+attempts) and to blind spots that more rounds can bring to their target; the confirmation
+re-runs the cases flagged slower or faster, and keeps going while a flag is neither
+replicated nor ruled out. `selection_regexes` turns cases into
 asv ``--bench`` regexes that select exactly those cases.
 """
 
@@ -21,6 +22,7 @@ from perfgate.model import (
     VariantComparison,
     natural_key,
 )
+from perfgate.pipeline import plan
 from perfgate.pipeline.compare.confirm import confirmation_pending
 from perfgate.pipeline.compare.efficiency import EFFICIENCY_SUFFIX, compare_efficiency, time_cases
 from perfgate.pipeline.compare.runs import compare_runs, compare_variants
@@ -140,10 +142,26 @@ def _interim_variants(
     return compare_variants(head_m, cfg, noise_floors=floors, sides=sides), head_m
 
 
+def short_sighted(rows: Iterable[CaseComparison], config: GateConfig) -> list[CaseKey]:
+    """Blind spots (`perfgate.pipeline.plan`) that ``max_rounds`` rounds could bring to their
+    target: more rounds narrow their CI until the run could see a slowdown near the
+    threshold. Cases that would need more rounds than allowed are left (and reported)."""
+    out = []
+    for row in plan.blind_spots(list(rows), config):
+        need = plan.rounds_to_target(row, min(row.n_base, row.n_head), config)
+        if need is not None and need <= config.max_rounds:
+            out.append(row.key)
+    return out
+
+
 def next_extra_cases(log: RoundLog, config: GateConfig, floors: Floors) -> list[CaseKey]:
-    """The cases an extra main round should run: undecided rows, then undecided variant rows'
+    """The cases an extra main round should run: undecided rows, blind spots more rounds can
+    cure (an efficiency row as the two time cases behind it), then undecided variant rows'
     head cases not already among them (empty: nothing more rounds could settle)."""
-    todo = _as_cases(undecided(_interim(log, config, floors), config), log, config)
+    rows = _interim(log, config, floors)
+    keys = undecided(rows, config)
+    keys += [k for k in short_sighted(rows, config) if k not in set(keys)]
+    todo = _as_cases(keys, log, config)
     variants, head_m = _interim_variants(log, config, floors)
     known = set(todo)
     cases = undecided_variant_cases(variants, head_m, replace(config, confirm=False))

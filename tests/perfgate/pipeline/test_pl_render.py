@@ -288,7 +288,8 @@ def test_a_confirmed_regression_heads_the_report_above_undecided_cases() -> None
     report = Report(decision, cfg, "1" * 40, "a" * 40, "m", "x", rows=rows, parity=parity)
     markdown = render_markdown(report)
     assert "perfgate REGRESSION: merge blocked" in markdown.splitlines()[1]
-    reasons = [ln for ln in markdown.splitlines() if ln.startswith("- ")]
+    lines = markdown.splitlines()
+    reasons = [ln for ln in lines[lines.index("Reasons:") :] if ln.startswith("- ")]
     assert reasons[0].startswith("- REGRESSION:") and "threads=2" in reasons[0]
     assert reasons[1].startswith("- ERROR:") and "re-run disagrees" in reasons[1]
     assert verdict_json(report)["exit_code"] == 1

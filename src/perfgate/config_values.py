@@ -1,0 +1,94 @@
+"""Checked values of `[tool.perfgate]`: each returns the value or raises `ConfigError` naming
+the key (``where``) and what was expected, so a typo never loosens the gate."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from perfgate.errors import ConfigError
+
+
+def check_keys(where: str, data: Mapping[str, Any], allowed: set[str]) -> None:
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {unknown}; allowed: {sorted(allowed)}")
+
+
+def fraction(where: str, value: Any, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"{where}: expected a number, got {value!r}")
+    if not low < float(value) < high:
+        raise ConfigError(f"{where}: expected a value in ({low}, {high}), got {value!r}")
+    return float(value)
+
+
+def threshold(where: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 10:
+        raise ConfigError(f"{where}: expected a relative threshold like 0.05, got {value!r}")
+    return float(value)
+
+
+def regex(where: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f"{where}: expected a regular expression string, got {value!r}")
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise ConfigError(f"{where}: invalid regular expression {value!r}: {exc}") from None
+    return value
+
+
+def typed(where: str, value: Any, kind: type) -> Any:
+    if kind is int and isinstance(value, bool):
+        raise ConfigError(f"{where}: expected an integer, got {value!r}")
+    if not isinstance(value, kind):
+        raise ConfigError(f"{where}: expected {kind.__name__}, got {value!r}")
+    return value
+
+
+def str_list(where: str, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: expected a list of strings, got {value!r}")
+    return tuple(value)
+
+
+def command(where: str, value: Any) -> tuple[str, ...]:
+    """A command line as a list of strings (argv); it needs a program to run."""
+    argv = str_list(where, value)
+    if not argv or not argv[0]:
+        raise ConfigError(
+            f"{where}: expected a command such as ['make', 'test-all'], got {value!r}"
+        )
+    return argv
+
+
+def optional_command(where: str, value: Any) -> tuple[str, ...] | None:
+    return None if value is None else command(where, value)
+
+
+def regex_list(where: str, value: Any) -> tuple[str, ...]:
+    patterns = str_list(where, value)
+    for i, pattern in enumerate(patterns):
+        regex(f"{where}[{i}]", pattern)
+    return patterns
+
+
+def optional_regexes(where: str, value: Any) -> tuple[str, ...] | None:
+    return None if value is None else regex_list(where, value)
+
+
+def choice(where: str, value: Any, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise ConfigError(f"{where}: expected one of {allowed}, got {value!r}")
+    return str(value)
+
+
+def at_least(where: str, value: Any, minimum: int, minimum_name: str = "") -> int:
+    """An integer option with a lower bound (``minimum_name``: the option that sets it)."""
+    number: int = typed(where, value, int)
+    if number < minimum:
+        bound = f"{minimum_name} ({minimum})" if minimum_name else str(minimum)
+        raise ConfigError(f"{where}: must be at least {bound}, got {number}")
+    return number

@@ -1,0 +1,274 @@
+"""The round planner (pure): what a run can afford and what it could see.
+
+Rounds go to what can block: a case of a family that never blocks (compile time, segments;
+``blocking`` in ``[tool.perfgate]``) is measured once per side, in the first round; blocking
+cases get ``min_samples`` rounds when the budget affords them. A case's cost is the seconds
+one round of it takes on both sides (from asv's per-benchmark durations, or a documented
+default per family when no run has been measured yet).
+
+What a run could see: the *detectable slowdown* of a blocking case is the smallest slowdown
+whose paired CI, as wide as the one measured, would have cleared 1 + threshold, i.e. been
+called stable. A case whose detectable slowdown is above its threshold plus the configured
+margin is a *blind spot*: the report lists it first, so a PASS never hides it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from perfgate.config import GateConfig
+from perfgate.model import CaseComparison, CaseKey, natural_key
+from perfgate.verdict import CaseVerdict
+
+#: Seconds one round of one case takes on both sides when no run measured it yet, by the
+#: first matching benchmark prefix (figures of the 2-core reference machine, rounded up:
+#: a compile-time case ~10 s a side, a hot-slice or scaling case ~4 s, a collector case ~20 s).
+DEFAULT_COSTS: tuple[tuple[str, float], ...] = (
+    ("compile_time.", 20.0),
+    ("collector.", 40.0),
+    ("hot_slice.", 8.0),
+    ("thread_scaling.", 8.0),
+)
+#: Cost of a case no prefix of :data:`DEFAULT_COSTS` matches.
+FALLBACK_COST_S = 10.0
+
+
+def default_cost(benchmark: str) -> float:
+    """The documented default cost of one round of ``benchmark`` (both sides, seconds)."""
+    for prefix, seconds in DEFAULT_COSTS:
+        if benchmark.startswith(prefix):
+            return seconds
+    return FALLBACK_COST_S
+
+
+def case_costs(durations: Mapping[str, float], keys: Iterable[CaseKey]) -> dict[CaseKey, float]:
+    """Per-case cost of one side from asv's per-benchmark ``durations`` (seconds).
+
+    asv records one duration per benchmark, covering all its parameter combinations: it is
+    shared evenly between the cases of that benchmark in ``keys``. Benchmarks without a
+    duration are left out (the caller falls back to another estimate).
+    """
+    by_bench: dict[str, list[CaseKey]] = {}
+    for key in keys:
+        by_bench.setdefault(key.benchmark, []).append(key)
+    out: dict[CaseKey, float] = {}
+    for bench, cases in by_bench.items():
+        seconds = durations.get(bench)
+        if seconds is not None and math.isfinite(seconds) and seconds >= 0:
+            out.update({k: seconds / len(cases) for k in cases})
+    return out
+
+
+@dataclass(frozen=True)
+class CasePlan:
+    """One case in a plan: whether it can block, its cost per round and its planned rounds."""
+
+    key: CaseKey
+    blocking: bool
+    cost_s: float
+    rounds: int
+
+    @property
+    def seconds(self) -> float:
+        """Expected seconds of all its planned rounds."""
+        return self.cost_s * self.rounds
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The planned rounds of a run: per case, the total, and what the costs are based on."""
+
+    cases: tuple[CasePlan, ...]
+    budget_s: float
+    min_samples: int
+    basis: str
+
+    @property
+    def expected_s(self) -> float:
+        """Expected seconds of the main phase (before extra and confirmation rounds)."""
+        return sum(c.seconds for c in self.cases)
+
+    @property
+    def rounds(self) -> int:
+        """Rounds of the main phase: the most any case gets."""
+        return max((c.rounds for c in self.cases), default=0)
+
+    @property
+    def short(self) -> tuple[CaseKey, ...]:
+        """Blocking cases the budget leaves below ``min_samples`` rounds (exit 3, named)."""
+        return tuple(c.key for c in self.cases if c.blocking and c.rounds < self.min_samples)
+
+    def to_json(self) -> dict[str, object]:
+        """The plan as a JSON-able document (``perfgate gate --plan --json``)."""
+        return {
+            "basis": self.basis,
+            "budget_minutes": round(self.budget_s / 60.0, 2),
+            "expected_minutes": round(self.expected_s / 60.0, 2),
+            "min_samples": self.min_samples,
+            "rounds": self.rounds,
+            "short": [k.label() for k in self.short],
+            "cases": [
+                {
+                    "case": c.key.label(),
+                    "blocking": c.blocking,
+                    "cost_s": round(c.cost_s, 3),
+                    "rounds": c.rounds,
+                }
+                for c in self.cases
+            ],
+        }
+
+
+def blocking_rounds(
+    costs: Mapping[CaseKey, float], blocking: Iterable[CaseKey], min_samples: int, budget_s: float
+) -> int:
+    """How many rounds (1..min_samples) of the blocking cases fit in ``budget_s``, given that
+    every case in ``costs`` runs once and only the blocking ones run again."""
+    block = set(blocking)
+    once = sum(costs.values())
+    again = sum(costs[k] for k in block if k in costs)
+    if again <= 0:
+        return min_samples
+    fit = 1 + math.floor(max(0.0, budget_s - once) / again)
+    return max(1, min(min_samples, fit))
+
+
+def plan_rounds(
+    costs: Mapping[CaseKey, float], config: GateConfig, budget_s: float, basis: str
+) -> Plan:
+    """Rounds per case: blocking cases as many as the budget affords up to ``min_samples``,
+    the others once."""
+    keys = sorted(costs, key=natural_key)
+    block = [k for k in keys if config.can_block(k.benchmark)]
+    n = blocking_rounds(costs, block, config.min_samples, budget_s)
+    cases = tuple(
+        CasePlan(k, k in set(block), costs[k], n if k in set(block) else 1) for k in keys
+    )
+    return Plan(cases, budget_s, config.min_samples, basis)
+
+
+def detectable_slowdown(row: CaseComparison) -> float | None:
+    """The smallest slowdown (0.05 = 5%) this row's data could have called stable.
+
+    With the measured spread, a true ratio R gives a CI whose lower bound is about
+    R * ci_low / ratio; it clears 1 + threshold when R > (1 + threshold) * ratio / ci_low.
+    None when the row has no paired CI (failed, new, removed, too few samples).
+    """
+    if row.ratio is None or row.ci_low is None or row.ci_low <= 0 or row.ratio <= 0:
+        return None
+    spread = max(1.0, row.ratio / row.ci_low)
+    return (1.0 + row.threshold) * spread - 1.0
+
+
+#: Verdicts of rows that could hide a regression the run was too blind to see.
+_UNSEEN = frozenset({CaseVerdict.UNCHANGED, CaseVerdict.INCONCLUSIVE, CaseVerdict.IMPROVED})
+
+
+def detect_target(row: CaseComparison, config: GateConfig) -> float:
+    """The detectable slowdown a blocking case should reach: its threshold plus the margin."""
+    return row.threshold + config.detect_margin
+
+
+def blind_spots(rows: Sequence[CaseComparison], config: GateConfig) -> list[CaseComparison]:
+    """Blocking rows, compared and not found slower, whose detectable slowdown is unknown
+    (too few rounds for a CI) or above their target. Failed, new and removed rows are
+    decided by their own findings."""
+    out = []
+    for row in rows:
+        if not row.blocking or row.verdict not in _UNSEEN:
+            continue
+        seen = detectable_slowdown(row)
+        if seen is None or seen > detect_target(row, config) + 1e-12:
+            out.append(row)
+    return out
+
+
+def rounds_to_target(row: CaseComparison, rounds: int, config: GateConfig) -> int | None:
+    """Paired rounds the row would need to reach its target (the CI's log-width shrinks as
+    1/sqrt(rounds)); None when it cannot (no CI, or a target not above the threshold)."""
+    seen = detectable_slowdown(row)
+    if seen is None or rounds < 1:
+        return None
+    wanted = math.log((1.0 + detect_target(row, config)) / (1.0 + row.threshold))
+    have = math.log((1.0 + seen) / (1.0 + row.threshold))
+    if wanted <= 0:
+        return None
+    if have <= wanted:
+        return rounds
+    return math.ceil(rounds * (have / wanted) ** 2)
+
+
+@dataclass(frozen=True)
+class Visibility:
+    """What the run could see of one blocking case: its detectable slowdown (None: no CI)
+    against its target; ``blind`` when it is a blind spot."""
+
+    row: CaseComparison
+    detectable: float | None
+    target: float
+    blind: bool
+
+    def to_json(self) -> dict[str, object]:
+        """One entry of ``verdict.json``'s ``visibility`` list."""
+        return {
+            "case": self.row.key.label(),
+            "detectable_slowdown": self.detectable,
+            "target": self.target,
+            "blind_spot": self.blind,
+        }
+
+
+def visibility(rows: Sequence[CaseComparison], config: GateConfig) -> list[Visibility]:
+    """Every blocking row with what the run could see of it (report order kept)."""
+    blind = {id(r) for r in blind_spots(rows, config)}
+    return [
+        Visibility(r, detectable_slowdown(r), detect_target(r, config), id(r) in blind)
+        for r in rows
+        if r.blocking
+    ]
+
+
+#: Samples per asv round the planner may ask for (few distinct values: each distinct set of
+#: attributes is one more asv process per side and round).
+REPEAT_STEPS = (10, 20)
+#: At most this many seconds of samples per case and side in one round.
+MAX_SAMPLE_S = 10.0
+#: A sample at least this long is its own warm-up (kernels come from the on-disk cache).
+LONG_SAMPLE_S = 1.0
+
+
+def relative_spread(samples: Sequence[float]) -> float | None:
+    """Interquartile range / median of one case's samples in one round (None: too few)."""
+    values = sorted(x for x in samples if math.isfinite(x))
+    if len(values) < 3 or values[len(values) // 2] <= 0:
+        return None
+    q1, q3 = values[len(values) // 4], values[(3 * len(values)) // 4]
+    return (q3 - q1) / values[len(values) // 2]
+
+
+def asv_attributes(samples: Sequence[float], threshold: float) -> dict[str, str]:
+    """asv ``-a`` overrides for one case from one round of its samples (empty: keep the
+    benchmark's own attributes).
+
+    ``repeat``: enough samples that the median's standard error (1.2533 sigma / sqrt(n),
+    sigma ~ IQR / 1.349) is a quarter of the threshold, rounded up to a step of
+    :data:`REPEAT_STEPS`, never more than :data:`MAX_SAMPLE_S` of samples; only raised,
+    never lowered. ``warmup_time``: 0 for samples of :data:`LONG_SAMPLE_S` or more.
+    """
+    out: dict[str, str] = {}
+    spread = relative_spread(samples)
+    if not samples or spread is None:
+        return out
+    sample_s = sorted(samples)[len(samples) // 2]
+    if sample_s >= LONG_SAMPLE_S:
+        out["warmup_time"] = "0"
+    need = math.ceil((1.2533 * spread / 1.349 / (threshold / 4.0)) ** 2)
+    affordable = math.floor(MAX_SAMPLE_S / sample_s) if sample_s > 0 else 0
+    steps = [s for s in REPEAT_STEPS if need > len(samples) and s <= affordable]
+    fitting = [s for s in steps if s >= need] or steps[-1:]
+    if fitting:
+        n = fitting[0]
+        out["repeat"] = f"({n}, {n}, {MAX_SAMPLE_S:g})"
+    return out

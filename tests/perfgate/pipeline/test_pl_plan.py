@@ -1,0 +1,136 @@
+"""perfgate.pipeline.plan: rounds within a budget, detectable slowdown, blind spots."""
+
+from __future__ import annotations
+
+import pytest
+
+from perfgate.config import GateConfig, parse_config
+from perfgate.errors import ConfigError
+from perfgate.model import CaseComparison, CaseKey
+from perfgate.pipeline import plan
+from perfgate.pipeline.context import QUICK_BUDGET_MIN, GateOptions, budget_seconds
+from perfgate.pipeline.sampling import short_sighted
+from perfgate.verdict import CaseVerdict
+
+HOT = CaseKey("hot_slice.HotSlice.time_compute", (("n", "2048"),))
+HOT2 = CaseKey("hot_slice.HotSlice.time_compute", (("n", "65536"),))
+COMPILE = CaseKey("compile_time.Compile.track_compile_s", (("path", "assembled"),))
+CFG = GateConfig(blocking=(r"^hot_slice\.",), min_samples=6, detect_margin=0.02)
+
+
+def test_default_costs_per_family() -> None:
+    """Documented defaults when no run has measured a case; unknown families fall back."""
+    assert plan.default_cost(COMPILE.benchmark) == 20.0
+    assert plan.default_cost(HOT.benchmark) == 8.0
+    assert plan.default_cost("other.x") == plan.FALLBACK_COST_S
+
+
+def test_case_costs_split_a_benchmark_duration_between_its_cases() -> None:
+    """asv records one duration per benchmark: each of its cases gets an even share."""
+    costs = plan.case_costs({HOT.benchmark: 10.0}, [HOT, HOT2, COMPILE])
+    assert costs == {HOT: 5.0, HOT2: 5.0}
+
+
+def test_non_blocking_cases_run_once_blocking_ones_min_samples() -> None:
+    """A budget that affords everything: compile time once, hot slices min_samples rounds."""
+    costs = {HOT: 10.0, HOT2: 10.0, COMPILE: 100.0}
+    p = plan.plan_rounds(costs, CFG, budget_s=3600.0, basis="test")
+    rounds = {c.key: c.rounds for c in p.cases}
+    assert rounds == {HOT: 6, HOT2: 6, COMPILE: 1}
+    assert p.expected_s == pytest.approx(100.0 + 6 * 20.0)
+    assert p.short == ()
+
+
+def test_a_tight_budget_leaves_blocking_cases_short() -> None:
+    """min_samples rounds no longer run whatever the budget: the short cases are named."""
+    costs = {HOT: 10.0, HOT2: 10.0, COMPILE: 100.0}
+    p = plan.plan_rounds(costs, CFG, budget_s=100.0 + 3 * 20.0 + 5.0, basis="test")
+    assert p.rounds == 3
+    assert p.short == (HOT, HOT2)
+    doc = p.to_json()
+    assert doc["rounds"] == 3 and doc["short"] == [HOT.label(), HOT2.label()]
+    assert doc["basis"] == "test"
+
+
+def test_blocking_rounds_is_at_least_one() -> None:
+    """Even a budget smaller than one round measures every case once (then stops)."""
+    assert plan.blocking_rounds({HOT: 50.0}, [HOT], 6, 1.0) == 1
+
+
+def _row(ratio: float, low: float, high: float, **kw: object) -> CaseComparison:
+    fields: dict[str, object] = {"ratio": ratio, "ci_low": low, "ci_high": high, "n_base": 6}
+    fields.update(kw)
+    verdict = fields.pop("verdict", CaseVerdict.UNCHANGED)
+    return CaseComparison(HOT, verdict, 0.03, True, **fields)  # type: ignore[arg-type]
+
+
+def test_detectable_slowdown_from_the_ci_spread() -> None:
+    """(1 + threshold) * ratio / ci_low - 1: a 2% spread at 3% sees about 5.06%."""
+    seen = plan.detectable_slowdown(_row(1.0, 1.0 / 1.02, 1.02))
+    assert seen == pytest.approx(1.03 * 1.02 - 1.0)
+    assert plan.detectable_slowdown(_row(1.0, 1.0, 1.0)) == pytest.approx(0.03)
+    no_ci = CaseComparison(HOT, CaseVerdict.INCONCLUSIVE, 0.03, True)
+    assert plan.detectable_slowdown(no_ci) is None
+
+
+def test_blind_spots_are_wide_or_unmeasured_blocking_rows() -> None:
+    """A wide CI (0.936-1.120) is a blind spot, a narrow one is not; failed rows and
+    report-only rows are not listed; a row without a CI is."""
+    wide = _row(1.02, 0.936, 1.120, verdict=CaseVerdict.INCONCLUSIVE)
+    narrow = _row(1.0, 0.99, 1.01)
+    report_only = CaseComparison(COMPILE, CaseVerdict.INCONCLUSIVE, 0.03, False)
+    failed = CaseComparison(HOT2, CaseVerdict.FAILED, 0.03, True)
+    no_ci = CaseComparison(HOT2, CaseVerdict.INCONCLUSIVE, 0.03, True)
+    spots = plan.blind_spots([wide, narrow, report_only, failed, no_ci], CFG)
+    assert spots == [wide, no_ci]
+
+
+def test_rounds_to_target_shrink_as_one_over_sqrt_rounds() -> None:
+    """Twice the log-margin above the threshold needs four times the rounds."""
+    target = 1.05 / 1.03
+    row = _row(1.0, 1.0 / target**2, 1.1)
+    assert plan.rounds_to_target(row, 6, CFG) == 24
+    assert plan.rounds_to_target(_row(1.0, 0.999, 1.001), 6, CFG) == 6
+
+
+def test_config_keys_are_checked() -> None:
+    """detect_margin and budget_minutes parse, and a bad value names the key."""
+    cfg = parse_config({"detect_margin": 0.01, "budget_minutes": 30})
+    assert cfg.detect_margin == 0.01 and cfg.budget_minutes == 30.0
+    with pytest.raises(ConfigError, match="budget_minutes"):
+        parse_config({"budget_minutes": -1})
+    with pytest.raises(ConfigError, match="detect_margin"):
+        parse_config({"detect_margin": "x"})
+
+
+def test_blind_spots_within_reach_get_extra_rounds() -> None:
+    """A blind spot that max_rounds could cure gets rounds; one out of reach does not."""
+    cfg = GateConfig(blocking=(r"^hot_slice\.",), max_rounds=30, detect_margin=0.02)
+    near = _row(1.0, 0.97, 1.03, n_head=6)  # 6.2% seen: 5% after about 16 rounds
+    far = _row(1.0, 0.80, 1.2, n_head=6)
+    assert short_sighted([near, far], cfg) == [HOT]
+
+
+def test_the_budget_default_comes_from_the_configuration() -> None:
+    """--budget-minutes wins; the quick gate keeps its own; else budget_minutes of the config."""
+    cfg = GateConfig(budget_minutes=40.0)
+    assert budget_seconds(GateOptions("a", "b"), cfg) == 2400.0
+    assert budget_seconds(GateOptions("a", "b", budget_minutes=3.0), cfg) == 180.0
+    assert budget_seconds(GateOptions("a", "b", quick=True), cfg) == 60.0 * QUICK_BUDGET_MIN
+
+
+def test_asv_attributes_from_cost_and_noise() -> None:
+    """Quiet cases keep their attributes; noisy cheap ones get more samples; long samples
+    skip the warm-up; the sample time per round is bounded."""
+    quiet = [1e-3, 1.001e-3, 0.999e-3, 1.0005e-3, 0.9995e-3]
+    assert plan.asv_attributes(quiet, 0.03) == {}
+    noisy = [1e-3, 1.02e-3, 0.98e-3, 1.03e-3, 0.97e-3]
+    assert plan.asv_attributes(noisy, 0.03) == {"repeat": "(20, 20, 10)"}
+    long_noisy = [2.0, 2.04, 1.96, 2.06, 1.94]
+    assert plan.asv_attributes(long_noisy, 0.03) == {"warmup_time": "0"}  # 20 x 2 s > 10 s
+    mid = [0.4, 0.404, 0.396, 0.41, 0.39]  # 2% spread: 7 samples needed, step 10
+    assert plan.asv_attributes(mid, 0.03) == {"repeat": "(10, 10, 10)"}
+    capped = [0.6, 0.612, 0.588, 0.618, 0.582]  # 25 needed, only 16 fit in 10 s
+    assert plan.asv_attributes(capped, 0.03) == {"repeat": "(10, 10, 10)"}
+    assert plan.asv_attributes([1.0], 0.03) == {}
+    assert plan.relative_spread([1.0, 2.0]) is None
