@@ -49,8 +49,29 @@ def _group(item: pytest.Item) -> str:
     return item.nodeid.split("::", 1)[0]
 
 
+#: Fixtures whose first use installs or downloads something (the GitHub OpenAPI descriptions,
+#: installed with npm): every test that uses one, directly or through another fixture, gets
+#: these markers. The guard alone would miss them wherever an earlier run left the install
+#: in place (it sees only what a test actually starts), and a fresh clone would then fail.
+FIXTURE_TIERS: dict[str, tuple[str, ...]] = {
+    "dotcom_spec": ("network", "subprocess"),
+    "ghes_spec": ("network", "subprocess"),
+}
+
+
+def _mark_fixture_tiers(item: pytest.Item) -> None:
+    used = set(getattr(item, "fixturenames", ()))
+    for fixture, markers in FIXTURE_TIERS.items():
+        if fixture in used:
+            for name in markers:
+                if item.get_closest_marker(name) is None:
+                    item.add_marker(getattr(pytest.mark, name))
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        _mark_fixture_tiers(item)
     if not config.pluginmanager.hasplugin("xdist"):
         return
     for item in items:
