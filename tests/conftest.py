@@ -68,13 +68,12 @@ def _mark_fixture_tiers(item: pytest.Item) -> None:
                     item.add_marker(getattr(pytest.mark, name))
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        _mark_fixture_tiers(item)
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    for item in items:
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Markers a test gets from what it uses, then its xdist group (as each test is
+    collected, so that both are in place before ``-m`` selects and before xdist's own
+    ``pytest_collection_modifyitems`` turns the group into the scheduling suffix)."""
+    _mark_fixture_tiers(item)
+    if item.config.pluginmanager.hasplugin("xdist"):
         item.add_marker(pytest.mark.xdist_group(_group(item)))
 
 

@@ -13,7 +13,7 @@ import pytest
 from termplan import tasks
 from termplan.bench import collector
 
-pytestmark = [pytest.mark.numba("g1_collector"), pytest.mark.mujoco, pytest.mark.subprocess]
+pytestmark = [pytest.mark.numba("g1_walk"), pytest.mark.mujoco, pytest.mark.subprocess]
 
 
 def _args(argv: list[str]) -> argparse.Namespace:

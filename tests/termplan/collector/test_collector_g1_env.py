@@ -12,7 +12,7 @@ from termplan.collector.g1_env import PHASE_STEP, G1WalkEnv
 from termplan.collector.run import RunConfig, run_window, run_windows
 from termplan.sim.g1_spec import DEFAULT_ANGLES
 
-pytestmark = [pytest.mark.numba("g1_collector"), pytest.mark.mujoco]
+pytestmark = [pytest.mark.numba("g1_walk"), pytest.mark.mujoco]
 
 PATHS = tasks.task_module("g1_walk").PATHS
 N = 7
