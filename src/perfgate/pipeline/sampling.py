@@ -117,7 +117,7 @@ def _interim(log: RoundLog, config: GateConfig, floors: Floors) -> list[CaseComp
     base_m, head_m = measurements(log)
     cfg = replace(config, confirm=False)
     rows = compare_runs(base_m, head_m, cfg, noise_floors=floors)
-    return rows + compare_efficiency(base_m, head_m, cfg)
+    return rows + compare_efficiency(base_m, head_m, cfg, rows)
 
 
 def _as_cases(keys: Iterable[CaseKey], log: RoundLog, config: GateConfig) -> list[CaseKey]:

@@ -206,7 +206,11 @@ def build_report(inputs: Inputs, command: str) -> render.Report:
         confirmation=(confirm.base_m, confirm.head_m) if confirm else None,
     )
     rows += compare_efficiency(
-        base_m, head_m, cfg, confirmation=(confirm.base_m, confirm.head_m) if confirm else None
+        base_m,
+        head_m,
+        cfg,
+        rows,
+        confirmation=(confirm.base_m, confirm.head_m) if confirm else None,
     )
     variants = compare_variants(
         loaded.head_m,

@@ -32,7 +32,9 @@ def analyse(measured: Measured, config: GateConfig, floors: Mapping[CaseKey, flo
     rows = compare_runs(
         measured.base, measured.head, config, noise_floors=floors, confirmation=measured.confirm
     )
-    rows += compare_efficiency(measured.base, measured.head, config, confirmation=measured.confirm)
+    rows += compare_efficiency(
+        measured.base, measured.head, config, rows, confirmation=measured.confirm
+    )
     confirm_sides = None
     if measured.confirm_base_variants is not None and measured.confirm_head_variants is not None:
         confirm_sides = (measured.confirm_base_variants, measured.confirm_head_variants)

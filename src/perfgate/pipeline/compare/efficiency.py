@@ -10,18 +10,21 @@ same asv process run, the ratio cancels the slow drifts that a round shares.
 
 These derived cases go through the time cases' rule (`compare_pairs`: paired bootstrap CI,
 one Benjamini-Hochberg correction over them, confirmation by the re-run) with the threshold
-``scaling.efficiency_threshold``; they block when the family of their time cases blocks.
+``scaling.efficiency_threshold``; they block when the family of their time cases blocks,
+except where the time case at ``p0`` itself became stably faster (IMPROVED): then the drop
+is that speed-up seen from ``p`` threads, nothing ran slower, and the row is reported only.
 Switched off (no rows at all) while that threshold is unset.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 
 from perfgate.config import GateConfig
-from perfgate.model import CaseComparison, CaseKey, Measurement, natural_key
+from perfgate.model import CaseComparison, CaseKey, CaseVerdict, Measurement, natural_key
 from perfgate.pipeline.compare.pairs import CasePair
 from perfgate.pipeline.compare.rows import compare_pairs
 
@@ -99,6 +102,40 @@ def efficiency_measurements(
     return out_base, out_head
 
 
+def p0_cases(base: Side, head: Side, config: GateConfig) -> dict[CaseKey, CaseKey]:
+    """Efficiency case -> the time case at its ``p0`` (the group's fewest common threads)."""
+    if config.scaling is None:
+        return {}
+    param = config.scaling.thread_param
+    gb, gh = _groups(base, config, param), _groups(head, config, param)
+    out: dict[CaseKey, CaseKey] = {}
+    for group in set(gb) & set(gh):
+        counts = sorted(set(gb[group]) & set(gh[group]))
+        for p in counts[1:]:
+            out[efficiency_key(gb[group][p])] = gb[group][counts[0]]
+    return out
+
+
+#: The note of an efficiency row that does not block because its ``p0`` case got faster.
+SPEEDUP_NOTE = "reported only: the drop comes from a stable speed-up at {threads} thread(s)"
+
+
+def _explained_by_speedup(
+    rows: list[CaseComparison], time_rows: Sequence[CaseComparison], p0: Mapping[CaseKey, CaseKey]
+) -> list[CaseComparison]:
+    """``rows`` with the efficiency drops whose ``p0`` time case IMPROVED made non-blocking."""
+    improved = {r.key for r in time_rows if r.verdict is CaseVerdict.IMPROVED}
+    out = []
+    for row in rows:
+        base_case = p0.get(row.key)
+        if row.blocking and base_case in improved and base_case is not None:
+            threads = ", ".join(f"{k}={v}" for k, v in base_case.params if k == "threads")
+            note = SPEEDUP_NOTE.format(threads=threads or "p0")
+            row = replace(row, blocking=False, note="; ".join(n for n in (row.note, note) if n))
+        out.append(row)
+    return out
+
+
 def time_cases(
     keys: Iterable[CaseKey], measured: Iterable[CaseKey], config: GateConfig
 ) -> list[CaseKey]:
@@ -132,13 +169,15 @@ def compare_efficiency(
     base: Side,
     head: Side,
     config: GateConfig,
+    time_rows: Sequence[CaseComparison],
     *,
     confirmation: tuple[Side, Side] | None = None,
 ) -> list[CaseComparison]:
     """Head vs base parallel efficiency at every measured thread count (see module doc).
 
-    ``confirmation`` is the re-run's (base, head); an efficiency case it cannot form (its
-    ``p0`` case was not re-run) stays unconfirmed, never a failure.
+    ``time_rows`` are the head vs base rows of the time cases (a drop whose ``p0`` case
+    IMPROVED does not block). ``confirmation`` is the re-run's (base, head); an efficiency
+    case it cannot form (its ``p0`` case was not re-run) stays unconfirmed, never a failure.
     """
     scaling = config.scaling
     if scaling is None or scaling.efficiency_threshold is None:
@@ -148,9 +187,10 @@ def compare_efficiency(
     confirm = None
     if confirmation is not None:
         confirm = {p.key: p for p in _pairs(*confirmation, config, threshold)}
-    return compare_pairs(
+    rows = compare_pairs(
         pairs,
         config,
         blocking=lambda k: config.can_block(time_benchmark(k.benchmark)),
         confirm=confirm,
     )
+    return _explained_by_speedup(rows, time_rows, p0_cases(base, head, config))

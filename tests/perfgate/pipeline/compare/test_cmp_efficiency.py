@@ -79,7 +79,7 @@ def test_slowing_only_the_two_thread_case_by_8_percent_blocks() -> None:
     confirm = (_side(3, {}), _side(4, {2: 1.08}))
     time_rows = compare_runs(base, head, CFG, confirmation=confirm)
     assert all(r.verdict is not CaseVerdict.REGRESSED for r in time_rows)
-    rows = compare_efficiency(base, head, CFG, confirmation=confirm)
+    rows = compare_efficiency(base, head, CFG, time_rows, confirmation=confirm)
     row = _eff_row(rows, 2)
     assert row.verdict is CaseVerdict.REGRESSED and row.blocking, row
     assert row.ci_low is not None and row.ci_low > 1.05 and row.threshold == 0.05
@@ -91,7 +91,7 @@ def test_slowing_only_the_two_thread_case_by_8_percent_blocks() -> None:
 def test_no_change_passes_and_shared_round_drift_cancels() -> None:
     """A/A with 3% load drift per round: the efficiency case is UNCHANGED (the drift cancels)."""
     base, head = _side(5, {}), _side(6, {})
-    rows = compare_efficiency(base, head, CFG, confirmation=(_side(7, {}), _side(8, {})))
+    rows = compare_efficiency(base, head, CFG, [], confirmation=(_side(7, {}), _side(8, {})))
     assert _eff_row(rows, 2).verdict is CaseVerdict.UNCHANGED
     d = decide([*compare_runs(base, head, CFG), *rows], [], CFG)
     assert d.verdict is GateVerdict.PASS
@@ -101,7 +101,7 @@ def test_every_thread_count_beyond_the_fewest_gets_a_case() -> None:
     """One case per thread count above p0; a slowdown at 4 threads only flags 4 threads."""
     threads = (1, 2, 4)
     base, head = _side(9, {}, threads=threads), _side(10, {4: 1.08}, threads=threads)
-    rows = compare_efficiency(base, head, replace(CFG, confirm=False))
+    rows = compare_efficiency(base, head, replace(CFG, confirm=False), [])
     assert sorted(r.key.param("threads") for r in rows) == ["2", "4"]
     assert _eff_row(rows, 4).verdict is CaseVerdict.REGRESSED
     assert _eff_row(rows, 2).verdict is CaseVerdict.UNCHANGED
@@ -112,7 +112,7 @@ def test_a_rerun_without_the_reference_case_leaves_it_unconfirmed_not_failed() -
     base, head = _side(1, {}), _side(2, {2: 1.08})
     cb, ch = _side(3, {}), _side(4, {2: 1.08})
     partial = ({_key(2): cb[_key(2)]}, {_key(2): ch[_key(2)]})
-    row = _eff_row(compare_efficiency(base, head, CFG, confirmation=partial), 2)
+    row = _eff_row(compare_efficiency(base, head, CFG, [], confirmation=partial), 2)
     assert row.verdict is CaseVerdict.INCONCLUSIVE and "re-run disagrees" in row.note
 
 
@@ -121,7 +121,7 @@ def test_switched_off_without_a_threshold_and_for_throughputs() -> None:
     benchmarks never form efficiency cases."""
     base, head = _side(1, {}), _side(2, {2: 1.08})
     off = GateConfig(scaling=ScalingConfig())
-    assert compare_efficiency(base, head, off) == []
+    assert compare_efficiency(base, head, off, []) == []
     better = replace(CFG, higher_is_better=(r"time_compute$",))
     assert efficiency_measurements(base, head, better) == ({}, {})
 
@@ -137,6 +137,21 @@ def test_with_the_projects_own_rules_an_8_percent_slowdown_at_2_threads_is_exit_
     base, head = _side(11, {}), _side(12, {2: 1.08})
     confirm = (_side(13, {}), _side(14, {2: 1.08}))
     rows = compare_runs(base, head, cfg, confirmation=confirm)
-    rows += compare_efficiency(base, head, cfg, confirmation=confirm)
+    rows += compare_efficiency(base, head, cfg, rows, confirmation=confirm)
     assert _eff_row(rows[2:], 2).verdict is CaseVerdict.REGRESSED
     assert decide(rows, [], cfg).exit_code == 1
+
+
+def test_a_drop_from_a_speed_up_at_the_fewest_threads_is_reported_not_blocking() -> None:
+    """Only the 1-thread case got 15% faster: efficiency at 2 threads drops (the 2-thread
+    time is unchanged), but nothing ran slower, so the efficiency row does not block."""
+    base, head = _side(21, {}), _side(22, {1: 0.85})
+    confirm = (_side(23, {}), _side(24, {1: 0.85}))
+    time_rows = compare_runs(base, head, CFG, confirmation=confirm)
+    one = [r for r in time_rows if r.key.param("threads") == "1"]
+    assert [r.verdict for r in one] == [CaseVerdict.IMPROVED]
+    row = _eff_row(compare_efficiency(base, head, CFG, time_rows, confirmation=confirm), 2)
+    assert row.verdict is CaseVerdict.REGRESSED and not row.blocking
+    assert "speed-up at threads=1 thread(s)" in row.note
+    rows = [*time_rows, *compare_efficiency(base, head, CFG, time_rows, confirmation=confirm)]
+    assert decide(rows, [], CFG).verdict is GateVerdict.PASS
