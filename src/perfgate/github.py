@@ -293,8 +293,9 @@ def split_repository(repository: str) -> tuple[str, str]:
     return owner, name
 
 
-class Github3Client:
-    """:class:`GitHubApi` over github3.py; every failure becomes a redacted GitHubApiError."""
+class Github3Session:
+    """One repository's github3.py session: the token, the API URL, and every failure turned
+    into a `GitHubApiError` whose text is redacted (the PR poster and the watch's issues)."""
 
     def __init__(self, api_url: str, token: str, repository: str, timeout: float = 10.0) -> None:
         import github3
@@ -307,8 +308,6 @@ class Github3Client:
         self._gh.session.base_url = api_url.rstrip("/")
         self._gh.session.default_read_timeout = timeout
         self._repo: Any = None
-        self._issues: dict[int, Any] = {}
-        self._comments: dict[int, Any] = {}
 
     @contextmanager
     def _translate(self, what: str) -> Iterator[None]:
@@ -333,6 +332,15 @@ class Github3Client:
         if self._repo is None:
             raise GitHubApiError(f"GitHub repository {self._owner}/{self._name}: not found", 404)
         return self._repo
+
+
+class Github3Client(Github3Session):
+    """:class:`GitHubApi` over github3.py; every failure becomes a redacted GitHubApiError."""
+
+    def __init__(self, api_url: str, token: str, repository: str, timeout: float = 10.0) -> None:
+        super().__init__(api_url, token, repository, timeout)
+        self._issues: dict[int, Any] = {}
+        self._comments: dict[int, Any] = {}
 
     def _issue(self, number: int) -> Any:
         if number not in self._issues:

@@ -11,20 +11,18 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from perfgate.github import (
     DEFAULT_API_URL,
     DEFAULT_COMMENT_AUTHOR,
+    Github3Session,
     GitHubApiError,
     retry_delay,
-    split_repository,
 )
 from perfgate.retry import RetryPolicy
-from perfgate.secrets import redact
 from perfgate.watch.alerts import LABEL, Links, issue_body, issue_title, marker, recovery_comment
 from perfgate.watch.alerts import should_alert as _should_alert
 from perfgate.watch.detect import ChangeStatus
@@ -193,44 +191,8 @@ class Alerter:
         return Action("close", number, "", text), change.updated(issue_closed=True)
 
 
-class Github3Issues:
+class Github3Issues(Github3Session):
     """`IssuesApi` over github3.py; every failure becomes a redacted `GitHubApiError`."""
-
-    def __init__(self, api_url: str, token: str, repository: str, timeout: float = 10.0) -> None:
-        import github3
-
-        if not token:
-            raise ValueError("GITHUB_TOKEN: expected a non-empty token")
-        self._owner, self._name = split_repository(repository)
-        self._secrets = (token,)
-        self._gh = github3.GitHub(token=token)
-        self._gh.session.base_url = api_url.rstrip("/")
-        self._gh.session.default_read_timeout = timeout
-        self._repo: Any = None
-
-    @contextmanager
-    def _translate(self, what: str) -> Iterator[None]:
-        from github3 import exceptions as gh_exc
-
-        try:
-            yield
-        except gh_exc.GitHubError as exc:
-            response = getattr(exc, "response", None)
-            headers = dict(response.headers) if response is not None else {}
-            code = getattr(exc, "code", None)
-            message = redact(f"GitHub {what}: {code} {exc.msg}", self._secrets)
-            raise GitHubApiError(message, code, headers) from None
-        except gh_exc.GitHubException as exc:
-            message = redact(f"GitHub {what}: {type(exc).__name__}: {exc}", self._secrets)
-            raise GitHubApiError(message) from None
-
-    def _repository(self) -> Any:
-        if self._repo is None:
-            with self._translate("get repository"):
-                self._repo = self._gh.repository(self._owner, self._name)
-        if self._repo is None:
-            raise GitHubApiError(f"GitHub repository {self._owner}/{self._name}: not found", 404)
-        return self._repo
 
     def _issue(self, number: int) -> Any:
         repo = self._repository()
