@@ -88,19 +88,28 @@ def is_secret_name(name: str) -> bool:
 
 
 def url_credentials(value: str) -> tuple[str, ...]:
-    """The ``user:password`` / ``password`` / ``token`` parts of a URL (raw and decoded)."""
+    """The ``user:password`` / ``password`` / ``token`` parts of every URL in ``value`` (raw
+    and decoded). A value may hold several URLs separated by white space or commas (pip's
+    ``PIP_EXTRA_INDEX_URL`` is such a list): each is looked at, not only the first."""
+    found: set[str] = set()
+    for word in re.split(r"[\s,]+", value):
+        found.update(_one_url_credentials(word))
+    return tuple(v for v in found if v)
+
+
+def _one_url_credentials(value: str) -> set[str]:
     try:
         parts = urlsplit(value.strip())
     except ValueError:
-        return ()
+        return set()
     userinfo = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""
     if not userinfo:
-        return ()
+        return set()
     user, _, password = userinfo.partition(":")
     found = {userinfo, unquote(userinfo), password, unquote(password)}
     if not password:  # https://TOKEN@host: the user name is the credential
         found |= {user, unquote(user)}
-    return tuple(v for v in found if v)
+    return found
 
 
 def _holds_credential(name: str, value: str) -> bool:

@@ -98,6 +98,18 @@ def test_credentials_in_url_values_are_secrets() -> None:
     assert redact_env("ghp_tokenasusername", token_as_user) == "***"
 
 
+def test_credentials_in_any_url_of_a_list_are_secrets() -> None:
+    """pip reads PIP_EXTRA_INDEX_URL as a list of URLs: a password in the second one is a
+    secret too (it reached children and output when only the first URL was parsed)."""
+    lists = {
+        "PIP_EXTRA_INDEX_URL": "https://pypi.org/simple https://bob:s3cretpassw0rd@pkgs.example/s",
+        "MIRRORS_URL": "https://a.example/x,https://ghp_tokenasuser2@b.example/y",
+    }
+    assert redact_env("pw s3cretpassw0rd", lists) == "pw ***"
+    assert redact_env("tok ghp_tokenasuser2", lists) == "tok ***"
+    assert child_environment({**lists, "PATH": "/bin"}) == {"PATH": "/bin"}
+
+
 def test_no_secret_no_change() -> None:
     text = "| a\\_b | 1.00 | https://example.com/x?y=1 |"
     assert redact_env(text, {"HOME": "/home/runner", "GITHUB_API_URL": "https://api.x"}) == text
