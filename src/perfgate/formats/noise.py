@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,9 @@ NOISE_API_VERSION = 1
 NOISE_KIND = "perfgate-noise"
 DIGEST_KIND = "perfgate-noise-digest"
 DIGEST_SUFFIX = ".digest.json"
+#: The name `perfgate calibrate` gives a noise file: its UTC time (``%Y%m%dT%H%M%S[%f]Z``),
+#: so that the newest sorts last. On the perf-results branch no other name is a noise file.
+NOISE_FILE_NAME = re.compile(r"^\d{8}T\d{6}(\d{6})?Z\.json$")
 
 
 @dataclass(frozen=True)

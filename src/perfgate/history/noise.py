@@ -18,7 +18,7 @@ from pathlib import Path
 
 from perfgate.errors import ResultFileError
 from perfgate.formats.noise import (
-    DIGEST_SUFFIX,
+    NOISE_FILE_NAME,
     NoiseFile,
     digest_document,
     digest_name,
@@ -52,7 +52,7 @@ def append_noise(
     """Append ``noise_file`` and its digest under ``noise/<machine>/`` of ``branch``."""
     content = noise_file.read_bytes()
     machine = _machine_of(noise_file, content)
-    if not _SAFE_NAME.match(noise_file.name) or noise_file.name.endswith(DIGEST_SUFFIX):
+    if not NOISE_FILE_NAME.match(noise_file.name):
         raise ResultFileError(noise_file, "expected a noise file name <UTC time>.json")
     with tempfile.TemporaryDirectory(prefix="perfgate-noise-") as tmp:
         folder = Path(tmp) / NOISE_DIR / machine
@@ -65,7 +65,9 @@ def append_noise(
 
 def newest_noise(repo: Path, ref: str, machine: str) -> NoiseFile | None:
     """The newest noise file of ``machine`` at ``ref`` (a fetched perf-results commit),
-    verified against its digest; None when the machine has none."""
+    verified against its digest; None when the machine has none. Only names that are UTC
+    times count (`NOISE_FILE_NAME`): a file named to sort after every calibration (``zz.json``)
+    is not a noise file and can never shadow the newest one."""
     git = branch_git(repo)
     commit = resolve_commit(git, ref, "--floors-ref")
     tree = list_tree(git, commit)
@@ -75,8 +77,7 @@ def newest_noise(repo: Path, ref: str, machine: str) -> NoiseFile | None:
         for p in tree
         if p.startswith(prefix)
         and "/" not in p[len(prefix) :]
-        and p.endswith(".json")
-        and not p.endswith(DIGEST_SUFFIX)
+        and NOISE_FILE_NAME.match(p[len(prefix) :])
     )
     if not names:
         return None

@@ -64,3 +64,29 @@ def test_append_noise_refuses_an_invalid_file(tmp_path: Path) -> None:
         argv = ["history", "append-noise", "--repo", str(repo), "--file", str(noise)]
         assert cli.main(argv) == 1
     assert git(bare, "branch", "--list") == ""
+
+
+def test_a_file_named_to_sort_last_is_not_a_noise_file(tmp_path: Path) -> None:
+    """``zz.json`` with a matching digest, pushed beside a calibration, sorted after every
+    UTC time and its floors (9.0) were applied; only names that are UTC times count, and
+    append-noise refuses any other name."""
+    from perfgate.formats.noise import digest_document
+    from perfgate.history.append import append
+
+    bare, repo = _project(tmp_path)
+    noise = tmp_path / "20260101T000000Z.json"
+    noise.write_text(json.dumps(DOC))
+    assert cli.main(["history", "append-noise", "--repo", str(repo), "--file", str(noise)]) == 0
+    planted = {**DOC, "cases": [{**DOC["cases"][0], "noise_floor": 9.0}]}  # type: ignore[dict-item]
+    scratch = tmp_path / "scratch" / "noise" / "perfgate-abc123"
+    scratch.mkdir(parents=True)
+    content = json.dumps(planted).encode()
+    (scratch / "zz.json").write_bytes(content)
+    (scratch / "zz.digest.json").write_text(json.dumps(digest_document("zz.json", content)))
+    append(repo, tmp_path / "scratch", "origin", "perf-results")
+    git(repo, "fetch", "-q", "origin", "perf-results:refs/remotes/origin/perf-results")
+    found = newest_noise(repo, "origin/perf-results", "perfgate-abc123")
+    assert found is not None and found.path.name.endswith("20260101T000000Z.json")
+    odd = tmp_path / "zz.json"
+    odd.write_bytes(content)
+    assert cli.main(["history", "append-noise", "--repo", str(repo), "--file", str(odd)]) == 1
