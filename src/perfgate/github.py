@@ -95,10 +95,12 @@ class GitHubApi(Protocol):
         """``login``'s permission on the repository (admin, maintain, write, read, none)."""
         ...
 
+    def remove_label(self, number: int, label: str) -> bool:
+        """Take ``label`` off ``number``; False when it was not there."""
+        ...
 
-# ----------------------------------------------------------------------------------------
-# Pure helpers: comment body, status description, retry delays
-# ----------------------------------------------------------------------------------------
+
+# --- Pure helpers: comment body, status description, retry delays ---
 
 
 def truncation_note(report_url: str | None, dropped: int) -> str:
@@ -184,9 +186,7 @@ def retry_delay(
     return backoff if status == 429 else None
 
 
-# ----------------------------------------------------------------------------------------
-# The poster: decisions over a GitHubApi
-# ----------------------------------------------------------------------------------------
+# --- The poster: decisions over a GitHubApi ---
 
 
 @dataclass(frozen=True)
@@ -255,6 +255,10 @@ class Poster:
             ),
         )
 
+    def clear_label(self, number: int, label: str) -> bool:
+        """Take ``label`` off ``number`` (a new head invalidates an acceptance)."""
+        return self._retry("remove label", lambda: self.api.remove_label(number, label))
+
     def acceptance(self, number: int, label: str) -> Acceptance:
         """Whether ``label`` on ``number`` accepts its regression (see `perfgate.acceptance`)."""
         applier = label_applier(
@@ -280,9 +284,7 @@ class Poster:
         return PostResult(comment.id, created, state)
 
 
-# ----------------------------------------------------------------------------------------
-# github3.py client (HTTP only)
-# ----------------------------------------------------------------------------------------
+# --- github3.py client (HTTP only) ---
 
 
 def split_repository(repository: str) -> tuple[str, str]:
@@ -408,6 +410,18 @@ class Github3Client(Github3Session):
         with self._translate(f"permission of {login}"):
             data = repo._json(repo._get(url), 200)
         return str((data or {}).get("permission") or "none")
+
+    def remove_label(self, number: int, label: str) -> bool:
+        """``DELETE .../issues/{number}/labels/{label}`` (404: it was not there)."""
+        issue = self._issue(number)
+        try:
+            with self._translate(f"remove label {label} from #{number}"):
+                issue.remove_label(label)
+        except GitHubApiError as exc:
+            if exc.status == 404:
+                return False
+            raise
+        return True
 
 
 def _actor(event: Mapping[str, Any]) -> str:

@@ -271,9 +271,17 @@ def test_perf_gate_design() -> None:
     # accepted regression appended to perf-results by base code only
     jobs = workflow["jobs"]
     pending = jobs["pending"]
-    assert pending["permissions"] == {"contents": "read", "statuses": "write"}
+    assert pending["permissions"] == {
+        "contents": "read",
+        "statuses": "write",
+        "pull-requests": "write",
+    }
     assert "needs" not in pending and "pending" in post["needs"]
     assert any("post --pending" in str(s.get("run")) for s in pending["steps"])
+    # a new push takes the acceptance label off: it covered the head it was applied for
+    assert any(
+        "--clear-label perf-regression-accepted" in str(s.get("run")) for s in pending["steps"]
+    )
     assert any(
         "--accept-label perf-regression-accepted" in str(s.get("run")) for s in post["steps"]
     )

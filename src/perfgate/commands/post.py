@@ -58,6 +58,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--pending", action="store_true", help="only set the status to pending (gate running)"
     )
+    parser.add_argument(
+        "--clear-label",
+        help="with --pending: take this label off --pr first (a new push: an acceptance "
+        f"label such as {ACCEPT_LABEL} covers only the head it was applied for)",
+    )
     parser.set_defaults(func=run_from_args)
     return parser
 
@@ -67,7 +72,8 @@ def run_from_args(args: argparse.Namespace) -> int:
     if args.pending:
         if not args.sha:
             raise UserError("--pending needs --sha")
-        return post_pending(sha=args.sha, report_url=args.report_url)
+        clear = (args.pr, args.clear_label) if args.clear_label else None
+        return post_pending(sha=args.sha, report_url=args.report_url, clear_label=clear)
     if args.report_dir is None:
         raise UserError("--report-dir is required")
     accept = None

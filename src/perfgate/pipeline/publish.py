@@ -168,11 +168,18 @@ def _accepted(
 def post_pending(
     *, sha: str, report_url: str | None = None, env: Mapping[str, str] | None = None,
     api: GitHubApi | None = None, policy: RetryPolicy | None = None,
+    clear_label: tuple[int, str] | None = None,
 ) -> int:  # fmt: skip
-    """Set the ``perfgate`` status of ``sha`` to pending (the gate is running); 0 or 3."""
+    """Set the ``perfgate`` status of ``sha`` to pending (the gate is running); 0 or 3.
+
+    ``clear_label`` (pull request, label) is taken off first: an acceptance label applied
+    for an earlier head must not accept what a new push measures.
+    """
     env = os.environ if env is None else env
     try:
         poster = Poster(api or client_from_env(env), policy)
+        if clear_label is not None:
+            poster.clear_label(*clear_label)
         poster.set_status(sha, CommitState.PENDING, f"measuring {sha[:12]}", report_url)
     except (ValueError, GitHubApiError) as exc:
         LOG.error("perfgate post --pending: %s", redact_env(str(exc), env))

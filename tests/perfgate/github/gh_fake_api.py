@@ -170,6 +170,8 @@ class FakeGitHub(IssuesMixin):
             return 200, {}, self._comment_json(op, comment, full)
         if key == ("GET", "/repos/{owner}/{repo}/issues/{issue_number}/events"):
             return 200, {}, self._events(op, int(p["issue_number"]))
+        if key == ("DELETE", "/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}"):
+            return self._remove_label(op, int(p["issue_number"]), p["name"])
         if key == ("GET", "/repos/{owner}/{repo}/collaborators/{username}/permission"):
             return 200, {}, self._permission(op, p["username"])
         if key == ("POST", "/repos/{owner}/{repo}/statuses/{sha}"):
@@ -256,6 +258,27 @@ class FakeGitHub(IssuesMixin):
             data["label"] = {"name": label, "color": "d73a4a"}
             out.append(data)
         return out
+
+    def active_labels(self, number: int) -> list[str]:
+        """The labels ``number`` carries now, from its label events."""
+        active: dict[str, bool] = {}
+        for action, label, _actor in self.label_events.get(number, []):
+            active[label] = action == "labeled"
+        return [label for label, on in active.items() if on]
+
+    def _remove_label(
+        self, op: Operation, number: int, name: str
+    ) -> tuple[int, dict[str, str], Any]:
+        if name not in self.active_labels(number):
+            return self._error(404, "Label does not exist")
+        self.label_events.setdefault(number, []).append(("unlabeled", name, BOT))
+        item = self.spec.resolve(self.spec.response_schema(op, 200)["items"])
+        labels = []
+        for k, label in enumerate(self.active_labels(number)):
+            data = self.spec.generate(item, self.base)
+            data.update(id=k + 1, name=label)
+            labels.append(data)
+        return 200, {}, labels
 
     def _permission(self, op: Operation, login: str) -> dict[str, Any]:
         data = self._fill(op, 200)

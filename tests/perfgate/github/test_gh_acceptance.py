@@ -42,6 +42,25 @@ def test_pending_status_at_the_start(server: FakeServer, monkeypatch: pytest.Mon
     assert post_pending(sha=SHA, env={}) == 3  # no token: an error, nothing set
 
 
+def test_a_new_push_takes_the_acceptance_label_off(
+    server: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The label accepted the head it was applied for; the pending step of the next push
+    (``--clear-label``) takes it off, so that push's regression is not accepted with it."""
+    server.fake.label_events[1] = [("labeled", ACCEPT_LABEL, "maintainer")]
+    server.fake.permissions["maintainer"] = "maintain"
+    for key, value in actions_env(server).items():
+        monkeypatch.setenv(key, value)
+    argv = ["post", "--pending", "--pr", "1", "--sha", SHA, "--clear-label", ACCEPT_LABEL]
+    assert cli.main(argv) == 0
+    assert server.fake.active_labels(1) == []
+    assert cli.main(argv) == 0  # nothing left to take off: still a pending status
+    assert [s["state"] for s in server.fake.statuses] == ["pending", "pending"]
+    record = tmp_path / "acceptance.json"
+    assert _post(server, write_report(tmp_path / "r", "regression", 1), record) == 0
+    assert server.fake.statuses[-1]["state"] == "failure" and not record.exists()
+
+
 def test_a_maintainer_accepts_a_stable_regression(server: FakeServer, tmp_path: Path) -> None:
     server.fake.label_events[1] = [("labeled", ACCEPT_LABEL, "maintainer")]
     server.fake.permissions["maintainer"] = "maintain"
