@@ -31,11 +31,13 @@ from termplan.plan import PlanNumpyRuntime, PlanOutputs, ResolvedPlan, check_inp
 from termplan.spec import TermKind
 from termplan.threads import (
     Calibration,
+    calibrate,
     check_num_threads,
     choose_threads,
     masked,
     max_threads,
     model_calibration,
+    time_call,
 )
 
 # ------------------------------------------------------------------------------ runtime
@@ -356,3 +358,24 @@ def make_runtime(
     )
     runtime.warm()
     return runtime
+
+
+def calibrate_plan(
+    plan: ResolvedPlan,
+    make_views: Callable[[int], Sequence[np.ndarray]],
+    sizes: Sequence[int],
+    thread_counts: Sequence[int],
+    repeats: int = 15,
+) -> Calibration:
+    """Measure ``plan``'s own kernel (non-logging variant; T=1 is the serial kernel).
+
+    ``make_views(n)`` returns the input arrays for ``n`` envs in ``plan.inputs`` order. The
+    result feeds :func:`choose_threads` (``calibration=`` of the assembled paths).
+    """
+
+    def run(n: int, threads: int) -> float:
+        runtime = FusedRuntime(plan, n, num_threads=threads)
+        runtime.bind(make_views(n))
+        return time_call(lambda: runtime.execute(False), repeats)
+
+    return calibrate(run, sizes, thread_counts)

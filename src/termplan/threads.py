@@ -4,7 +4,7 @@ that picks the assembled kernel's thread count per N.
 * :func:`check_num_threads`, :func:`apply_threads` and :func:`masked` validate and apply a
   path's ``num_threads``.
 * :func:`choose_threads` picks T for N from a :class:`Calibration`: measured by
-  :func:`calibrate` / :func:`calibrate_plan`, or the documented cost model
+  :func:`calibrate` (a plan's own kernel: ``runtime.calibrate_plan``), or the documented cost model
   :func:`model_calibration`. Pure: no clock, no Numba.
 """
 
@@ -16,15 +16,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numba
 import numpy as np
 
 from termplan.arrays import is_integer
-
-if TYPE_CHECKING:
-    from termplan.plan import ResolvedPlan
 
 
 def max_threads() -> int:
@@ -211,29 +208,6 @@ def calibrate(
     """Measure ``run(n, T)`` (seconds per call, e.g. a median) for every size x thread count."""
     table = {n: {t: float(run(n, t)) for t in thread_counts} for n in sizes}
     return Calibration.from_mapping(table, "measured")
-
-
-def calibrate_plan(
-    plan: ResolvedPlan,
-    make_views: Callable[[int], Sequence[np.ndarray]],
-    sizes: Sequence[int],
-    thread_counts: Sequence[int],
-    repeats: int = 15,
-) -> Calibration:
-    """Measure ``plan``'s own kernel (non-logging variant; T=1 is the serial kernel).
-
-    ``make_views(n)`` returns the input arrays for ``n`` envs in ``plan.inputs`` order. The
-    result feeds :func:`choose_threads` (``calibration=`` of the assembled paths).
-    """
-
-    from termplan.runtime import FusedRuntime  # here: the runtime itself imports this module
-
-    def run(n: int, threads: int) -> float:
-        runtime = FusedRuntime(plan, n, num_threads=threads)
-        runtime.bind(make_views(n))
-        return time_call(lambda: runtime.execute(False), repeats)
-
-    return calibrate(run, sizes, thread_counts)
 
 
 def time_call(fn: Callable[[], Any], repeats: int = 15) -> float:

@@ -11,7 +11,6 @@ from termplan.threads import (
     Calibration,
     apply_threads,
     calibrate,
-    calibrate_plan,
     check_num_threads,
     choose_threads,
     max_threads,
@@ -148,6 +147,8 @@ def test_calibrate_plan_measures_the_kernel() -> None:
     def views(n: int) -> list[np.ndarray]:
         inputs = tp_toy.make_inputs(n)
         return [inputs[s.name] for s in plan.inputs]
+
+    from termplan.runtime import calibrate_plan
 
     cal = calibrate_plan(plan, views, [8, 256], [1, 2], repeats=3)
     assert [n for n, _ in cal.table] == [8, 256]
