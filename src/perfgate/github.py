@@ -26,6 +26,7 @@ from typing import Any, Protocol, TypeVar
 
 from perfgate.acceptance import Acceptance, LabelEvent, judge, label_applier
 from perfgate.formats.report_files import MARKER
+from perfgate.github_retry import GitHubApiError, with_retries
 from perfgate.retry import RetryPolicy
 from perfgate.secrets import redact
 from perfgate.verdict import CommitState, state_for
@@ -41,20 +42,6 @@ STATUS_CONTEXT = "perfgate"
 COMMENT_LIMIT = 65_536
 DESCRIPTION_LIMIT = 140
 DEFAULT_API_URL = "https://api.github.com"
-
-
-class GitHubApiError(Exception):
-    """A failed GitHub call, with what the retry logic needs. The message is redacted.
-
-    ``status`` is None for transport errors (connection refused, timeout).
-    """
-
-    def __init__(
-        self, message: str, status: int | None = None, headers: Mapping[str, str] | None = None
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.headers = {k.lower(): v for k, v in (headers or {}).items()}
 
 
 @dataclass(frozen=True)
@@ -152,40 +139,6 @@ def status_description(summary: str) -> str:
     return line[: DESCRIPTION_LIMIT - 1] + "…"
 
 
-def _header_float(headers: Mapping[str, str], name: str) -> float | None:
-    value = headers.get(name)
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
-
-
-def retry_delay(
-    error: GitHubApiError, attempt: int, policy: RetryPolicy, now: float
-) -> float | None:
-    """Seconds to wait before retrying after ``error`` on ``attempt`` (0-based), or None.
-
-    Retried: transport errors and 5xx (exponential backoff); secondary rate limits, i.e.
-    403/429 with ``Retry-After`` or with ``X-RateLimit-Remaining: 0`` (wait until
-    ``X-RateLimit-Reset``), and bare 429. Other 4xx are final. Waits are capped by
-    ``policy.max_delay``.
-    """
-    backoff = policy.backoff(attempt)
-    status = error.status
-    if status is None or status >= 500:
-        return backoff
-    if status not in (403, 429):
-        return None
-    retry_after = _header_float(error.headers, "retry-after")
-    if retry_after is not None:
-        return min(max(retry_after, 0.0), policy.max_delay)
-    remaining = _header_float(error.headers, "x-ratelimit-remaining")
-    reset = _header_float(error.headers, "x-ratelimit-reset")
-    if remaining == 0 and reset is not None:
-        return min(max(reset - now, 0.0) + policy.base_delay, policy.max_delay)
-    return backoff if status == 429 else None
-
-
 # --- The poster: decisions over a GitHubApi ---
 
 
@@ -216,16 +169,7 @@ class Poster:
         self.clock = clock
 
     def _retry(self, what: str, call: Callable[[], T]) -> T:
-        for attempt in range(self.policy.attempts):
-            try:
-                return call()
-            except GitHubApiError as exc:
-                delay = retry_delay(exc, attempt, self.policy, self.clock())
-                if delay is None or attempt + 1 >= self.policy.attempts:
-                    raise
-                LOG.warning("%s failed (%s); retry %d in %.3gs", what, exc, attempt + 1, delay)
-                self.sleep(delay)
-        raise AssertionError("unreachable: attempts >= 1")  # pragma: no cover
+        return with_retries(what, call, self.policy, self.sleep, self.clock)
 
     def _upsert_once(self, number: int, body: str) -> tuple[Comment, bool]:
         # Listing again on every attempt makes a retried create safe: if a timed-out POST

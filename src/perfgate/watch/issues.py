@@ -20,8 +20,8 @@ from perfgate.github import (
     DEFAULT_COMMENT_AUTHOR,
     Github3Session,
     GitHubApiError,
-    retry_delay,
 )
+from perfgate.github_retry import with_retries
 from perfgate.retry import RetryPolicy
 from perfgate.watch.alerts import LABEL, Links, issue_body, issue_title, marker, recovery_comment
 from perfgate.watch.alerts import should_alert as _should_alert
@@ -115,16 +115,7 @@ class Alerter:
         return self._api
 
     def _retry(self, what: str, call: Callable[[], T]) -> T:
-        for attempt in range(self.policy.attempts):
-            try:
-                return call()
-            except GitHubApiError as exc:
-                delay = retry_delay(exc, attempt, self.policy, self.clock())
-                if delay is None or attempt + 1 >= self.policy.attempts:
-                    raise
-                LOG.warning("%s failed (%s); retry %d in %.3gs", what, exc, attempt + 1, delay)
-                self.sleep(delay)
-        raise AssertionError("unreachable: attempts >= 1")  # pragma: no cover
+        return with_retries(what, call, self.policy, self.sleep, self.clock)
 
     def sync(
         self, change: WatchedChange, series: Series, alert_suspected: bool, unit: str = ""

@@ -10,10 +10,10 @@ from perfgate.github import (
     GitHubApiError,
     build_comment,
     redact,
-    retry_delay,
     split_repository,
     status_description,
 )
+from perfgate.github_retry import retry_delay
 from perfgate.retry import RetryPolicy
 from perfgate.verdict import CommitState, state_for
 
