@@ -122,6 +122,10 @@ class GateConfig:
     pin_threads: int | None = None
     resamples: int = 2000
     seed: int = 20260
+    #: Not a ``[tool.perfgate]`` key: tests measured by the other shards of a sharded run,
+    #: counted as p = 1 in every Benjamini-Hochberg family of a shard's interim decisions
+    #: (what to run next), so a shard is never less cautious than the merged test.
+    elsewhere_tests: int = 0
     watch_alpha: float = 0.01
     watch_min_segment: int = 5
     source: str = "<defaults>"

@@ -5,6 +5,7 @@
         [--machine NAME] [--floors-ref REF] [--post --pr N]
     perfgate gate --base REV --head REV --plan [--json] [--bench REGEX ...] [--quick]
         [--budget-minutes M]
+    perfgate gate --base REV --head REV --shard K/N --report-dir SHARD_DIR [...]
 
 Runs locally with no GitHub and no server: parity at head, interleaved asv rounds of base
 and head (B,H then H,B; one asv process per side and round), sequential extra rounds for
@@ -23,6 +24,14 @@ while the budget (``--budget-minutes``, default ``budget_minutes`` of ``[tool.pe
 lasts. A blocking case the budget leaves short is inconclusive: exit 3, named. ``--plan``
 prints the cases, rounds and expected minutes without measuring (``--json``: as JSON), from
 the costs the last run measured, or documented defaults per family when there is none.
+
+Sharding (``--shard K/N``, on N identical pinned runners): the planned cases (asv's
+discovery of both sides, the documented default cost per family) are split into N
+cost-balanced shards, the same on every runner; this run measures shard K as the gate
+measures (base and head interleaved, extra rounds, confirmation of the cases its own data
+flags) and writes ``shard.json`` and its sample files into ``--report-dir``: no verdict.
+Exit 0 when measuring succeeded, 2 on a parity failure, 3 on an error. ``perfgate merge``
+turns the N shard folders into one verdict.
 
 Exit codes: 0 pass, 1 stable regression (or a benchmark failing at head), 2 parity failure,
 3 error or refused comparison (unknown revision, asv failing, corrupt results, machine
@@ -44,7 +53,7 @@ from typing import Any
 
 from perfgate import cli_args
 from perfgate.errors import UserError
-from perfgate.pipeline import gate, preview
+from perfgate.pipeline import gate, partition, preview, shard
 from perfgate.pipeline.context import GateOptions
 
 
@@ -73,6 +82,12 @@ def add_parser(subparsers: Any) -> None:
         "--plan", action="store_true", help="print the planned rounds and minutes; measure nothing"
     )
     p.add_argument("--json", action="store_true", help="with --plan: print the plan as JSON")
+    p.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="K/N",
+        help="measure shard K of N of the planned cases for `perfgate merge`; decide nothing",
+    )
     p.add_argument("--report-dir", default="reports/gate", help="default: reports/gate")
     p.add_argument("--post", action="store_true", help="post the report (needs --pr)")
     p.add_argument("--pr", type=int, help="pull request number for --post")
@@ -87,6 +102,8 @@ def run_from_args(args: argparse.Namespace) -> int:
         raise UserError("--json needs --plan")
     if args.plan and args.post:
         raise UserError("--plan measures nothing and cannot --post")
+    if args.shard is not None and (args.plan or args.post):
+        raise UserError("--shard measures a share of the cases; it cannot --plan or --post")
     opts = GateOptions(
         base=args.base,
         head=args.head,
@@ -95,6 +112,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         post=args.post,
         pr=args.pr,
         floors_ref=args.floors_ref,
+        shard=args.shard,
         **cli_args.measurement_options(args),
     )
     if args.plan:
@@ -102,4 +120,14 @@ def run_from_args(args: argparse.Namespace) -> int:
         text = json.dumps(planned.to_json(), indent=2) + "\n" if args.json else None
         sys.stdout.write(text or preview.render_text(planned))
         return 0
+    if opts.shard is not None:
+        return shard.run(opts)
     return gate.run(opts)
+
+
+def _shard(text: str) -> partition.ShardSpec:
+    """``--shard K/N`` (a bad value is a usage error naming the option)."""
+    try:
+        return partition.parse_shard(text)
+    except UserError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

@@ -154,6 +154,30 @@ def read_samples(path: str | os.PathLike[str]) -> SampleRun:
     return parse_samples(data, str(path))
 
 
+def read_rounds(path: str | os.PathLike[str]) -> tuple[SampleRun, list[Round]]:
+    """A complete sample file with its rounds as they ran (round index, phase, side order),
+    for whoever must rebuild the rounds (``perfgate merge``); checked as `read_samples`."""
+    run = read_samples(path)
+    data = load_json(Path(path))
+    out = []
+    for index, rnd in enumerate(data["rounds"]):
+        cases = _round_cases(str(path), index, rnd)
+        phase = rnd.get("phase", "main")
+        if not isinstance(phase, str):
+            raise ResultFileError(path, f"round {index}: phase must be a string")
+        order = _order(str(path), index, rnd.get("order"))
+        out.append(
+            Round(
+                index,
+                phase,
+                (order[0], order[1]),
+                {k: v[0] for k, v in cases.items()},
+                {k: v[1] for k, v in cases.items()},
+            )
+        )
+    return run, out
+
+
 def samples_document(
     rounds: Sequence[Round],
     base: str,

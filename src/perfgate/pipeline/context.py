@@ -24,6 +24,7 @@ from perfgate.formats.noise import NoiseFile
 from perfgate.history.branch import HistoryError
 from perfgate.history.noise import newest_noise
 from perfgate.model import EnvironmentCheck
+from perfgate.pipeline.partition import ShardSpec
 
 WORK_DIR = ".perfgate"
 #: The Numba cache folder under a run's folder, when the caller names none.
@@ -51,6 +52,7 @@ class GateOptions:
     post: bool = False
     pr: int | None = None
     floors_ref: str | None = None  # a fetched perf-results commit holding the noise floors
+    shard: ShardSpec | None = None  # measure this share of the planned cases, decide nothing
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
-"""The I/O seams of a measuring run that tests replace: the asv side runner, the machine
-fingerprint, asv's machine registration and where output goes."""
+"""The I/O seams of a measuring run that tests replace: the asv side runner, asv's suite
+discovery (shards), the machine fingerprint, asv's machine registration and where output
+goes."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from perfgate import asv_runner, machine
+from perfgate.pipeline.discover import Discoverer, asv_discover
 from perfgate.pipeline.measure import SideRunner, asv_side
 
 
@@ -17,6 +19,7 @@ class Hooks:
     """The I/O seams tests replace: asv side runner, fingerprint, asv machine, output."""
 
     side_runner: SideRunner = asv_side
+    discover: Discoverer = asv_discover
     fingerprint: Callable[[machine.PinPlan], machine.Fingerprint] = field(
         default=lambda plan: machine.collect_fingerprint(plan=plan, window=0.5)
     )

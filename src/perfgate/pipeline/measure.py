@@ -330,8 +330,21 @@ def run_confirmation(
     return confirm
 
 
-def measure(m: Measurer, floors: Floors, log: Log) -> Measured:
-    """Main phase, then confirmation of flagged cases when the config asks for it."""
+@dataclass(frozen=True)
+class Logs:
+    """The rounds a measurement made: the main phase, the confirmation (None: no case was
+    flagged, or confirmation is off), and what the report says about them."""
+
+    main: RoundLog
+    confirm: RoundLog | None
+    extra_rounds: int
+    budget_exhausted: bool
+    sample_files: tuple[Path, ...]
+
+
+def measure_logs(m: Measurer, floors: Floors, log: Log) -> Logs:
+    """Main phase, then confirmation of flagged cases when the config asks for it; the
+    complete sample file of each phase is written."""
     s = m.settings
     main, extra, exhausted = run_main_phase(m, floors, log)
     files = [m.finish(main)]
@@ -340,14 +353,20 @@ def measure(m: Measurer, floors: Floors, log: Log) -> Measured:
     if targets is not None and targets.cases:
         confirm_log = run_confirmation(m, targets, floors, log)
         files.append(m.finish(confirm_log))
+    return Logs(main, confirm_log, extra, exhausted, tuple(files))
+
+
+def measured_from(logs: Logs, units: Mapping[str, str], config: GateConfig) -> Measured:
+    """The `Measured` of ``logs`` (each case in its unit), ready to compare."""
 
     def measured(log: RoundLog) -> tuple[dict[CaseKey, Measurement], dict[CaseKey, Measurement]]:
-        return rounds.with_units(rounds.measurements(log), m.units)
+        return rounds.with_units(rounds.measurements(log), units)
 
     def variants(log: RoundLog, side: str = "head") -> dict[CaseKey, Measurement]:
-        aligned = rounds.variant_aligned(log, s.config.baselines)
-        return rounds.with_unit(rounds.side_measurements(aligned, side), m.units)
+        aligned = rounds.variant_aligned(log, config.baselines)
+        return rounds.with_unit(rounds.side_measurements(aligned, side), units)
 
+    main, confirm_log = logs.main, logs.confirm
     base_m, head_m = measured(main)
     confirm = measured(confirm_log) if confirm_log is not None else None
     return Measured(
@@ -360,7 +379,12 @@ def measure(m: Measurer, floors: Floors, log: Log) -> Measured:
         confirm_base_variants=variants(confirm_log, "base") if confirm_log is not None else None,
         main_rounds=len(main.rounds),
         confirm_rounds=len(confirm_log.rounds) if confirm_log else 0,
-        extra_rounds=extra,
-        sample_files=tuple(files),
-        budget_exhausted=exhausted,
+        extra_rounds=logs.extra_rounds,
+        sample_files=logs.sample_files,
+        budget_exhausted=logs.budget_exhausted,
     )
+
+
+def measure(m: Measurer, floors: Floors, log: Log) -> Measured:
+    """Main phase, then confirmation of flagged cases when the config asks for it."""
+    return measured_from(measure_logs(m, floors, log), m.units, m.settings.config)

@@ -199,7 +199,9 @@ def confirm_targets(main: RoundLog, config: GateConfig, floors: Floors) -> Confi
 def confirm_pending(
     log: RoundLog, config: GateConfig, floors: Floors, targets: ConfirmTargets
 ) -> list[CaseKey]:
-    """Target cases whose re-run has neither replicated nor ruled out its flag yet."""
+    """Target cases whose re-run has neither replicated nor ruled out its flag yet (the
+    re-run's q is over the flagged cases only: no other shard's tests count)."""
+    config = replace(config, elsewhere_tests=0)
     alpha = config.alpha
     rows = {r.key: r for r in _interim(log, config, floors)}
     todo = [

@@ -17,9 +17,10 @@ from pathlib import Path
 import numpy as np
 
 from perfgate import machine
-from perfgate.formats.benchmarks_json import case_names, parse_benchmarks
+from perfgate.formats.benchmarks_json import Suite, case_names, parse_benchmarks
 from perfgate.model import CaseKey
 from perfgate.pipeline.context import GateSettings
+from perfgate.pipeline.discover import asv_discover
 from perfgate.pipeline.hooks import Hooks
 from perfgate.pipeline.measure import SideRun
 
@@ -124,6 +125,12 @@ class FakeSides:
             out[key] = tuple(float(1e-3 * factor * (1 + e)) for e in noise)
         return SideRun(out, suite)
 
+    def discover(self, _settings: GateSettings, _side: str, folder: Path) -> Suite:
+        """asv's ``just-discover`` of a side: the suite, written to ``folder``."""
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "benchmarks.json").write_text(json.dumps(BENCHMARKS_JSON))
+        return parse_benchmarks(BENCHMARKS_JSON)
+
 
 def fingerprint(**changes: object) -> machine.Fingerprint:
     """A fixed fingerprint (the fields the gate compares), optionally changed."""
@@ -158,6 +165,7 @@ def hooks(
 
     return Hooks(
         side_runner=sides,
+        discover=getattr(sides, "discover", asv_discover),  # plain side runners have none
         fingerprint=next_fp,
         register_machine=lambda _name: None,
         write=out.append,

@@ -73,10 +73,15 @@ def _blank_row(pair: CasePair, config: GateConfig, blocking: bool) -> CaseCompar
 
 
 def _decide_tested(
-    rows: dict[CaseKey, CaseComparison], tested: Mapping[CaseKey, Tested], alpha: float
+    rows: dict[CaseKey, CaseComparison],
+    tested: Mapping[CaseKey, Tested],
+    alpha: float,
+    elsewhere: int = 0,
 ) -> dict[CaseKey, CaseVerdict]:
-    """Add BH q-values, set verdicts, and return the flagged cases with their direction."""
-    qs = stats.benjamini_hochberg([t.p for t in tested.values()])
+    """Add BH q-values, set verdicts, and return the flagged cases with their direction.
+    ``elsewhere`` tests of other shards count as p = 1 (`GateConfig.elsewhere_tests`)."""
+    pvalues = [t.p for t in tested.values()]
+    qs = stats.benjamini_hochberg(pvalues + [1.0] * elsewhere)[: len(pvalues)]
     flagged: dict[CaseKey, CaseVerdict] = {}
     for (key, t), q_value in zip(tested.items(), qs, strict=True):
         q = float(q_value)
@@ -116,7 +121,7 @@ def compare_pairs(
         rows[pair.key] = replace(
             row, ratio=t.ratio, ci_low=t.ci_low, ci_high=t.ci_high, p=t.p, paired=t.paired
         )
-    flagged = _decide_tested(rows, tested, config.alpha)
+    flagged = _decide_tested(rows, tested, config.alpha, config.elsewhere_tests)
     apply_confirmation(rows, flagged, confirm, config)
     return [_say_direction(rows[p.key], config) for p in pairs]
 
