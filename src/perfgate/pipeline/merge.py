@@ -10,10 +10,12 @@ shard measured and cases compared with each other (variants, thread scaling) wer
 on one runner. The statistics then run once over all cases: one Benjamini-Hochberg
 correction, as an unsharded run on the same samples would.
 
-Confirmation: each shard re-ran the cases its own (shard-local) test flagged. The merged
-test uses those re-runs; a case it flags whose shard re-ran nothing of its group needs a
-confirmation run (INCONCLUSIVE, exit 3), instead of the "re-run disagrees" that the
-missing data would otherwise read as. The report names the runner that measured each case.
+Confirmation: each shard re-ran the cases its own test flagged (counting the other shards'
+cases as p = 1, so it flags nothing the merged test would not; `perfgate.pipeline.shard`).
+The merged test uses those re-runs, with its q over the merged flagged set; a case it flags
+whose shard re-ran nothing of its group needs a confirmation run (INCONCLUSIVE, exit 3),
+instead of the "re-run disagrees" that the missing data would otherwise read as. The
+report names the runner that measured each case.
 """
 
 from __future__ import annotations

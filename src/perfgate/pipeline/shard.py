@@ -9,11 +9,19 @@ cut the same partition) and split into N (`perfgate.pipeline.partition`). This s
 measures its own cases as the gate does: base and head interleaved on this runner, extra
 rounds while the budget lasts.
 
-Confirmation: a shard re-runs the cases its own data flags (the shard-local test, with the
-Benjamini-Hochberg correction over its own cases) exactly as the gate does, and writes that
-re-run's samples too. The merge decides with one correction over all cases and uses the
-shards' re-runs; a case the merged test flags that its shard did not re-run is reported as
-needing confirmation (exit 3), never as confirmed or passed.
+What to run next (extra rounds, which cases to re-run) is decided by the shard on its own
+data, with every other shard's planned case counted as a test with p = 1 in each
+Benjamini-Hochberg family (`perfgate.config.GateConfig.elsewhere_tests`). That q is never
+below the merged test's on the same data, so a shard stops measuring a case no earlier than
+the merged test would want, and every case a shard flags is flagged by the merge too. When
+the case that settles a family has the smallest p-value of the whole run, as a lone real
+regression does, the shard's q is the merged q and a sharded run makes exactly the rounds of
+an unsharded one.
+
+Confirmation: a shard re-runs the cases its own data flags, exactly as the gate does, and
+writes that re-run's samples too. The merge decides with one correction over all cases and
+uses the shards' re-runs; a case the merged test flags that its shard did not re-run is
+reported as needing confirmation (exit 3), never as confirmed or passed.
 
 The shard folder (``--report-dir``) gets ``shard.json`` (`perfgate.formats.shard_manifest`:
 the shard, the plan's digest, the runner's name, the machine fingerprints at start and end,
@@ -37,7 +45,7 @@ from perfgate.atomic import check_output_dir
 from perfgate.errors import RunnerError, UserError
 from perfgate.formats import samples, shard_manifest
 from perfgate.formats.shard_manifest import MANIFEST, ShardManifest
-from perfgate.model import CaseKey, ParityStatus
+from perfgate.model import CaseKey, ParityStatus, natural_key
 from perfgate.pipeline import context, decide, measure, parity, partition, plan, preview
 from perfgate.pipeline.context import GateOptions, GateSettings
 from perfgate.pipeline.discover import discovered_names
@@ -94,7 +102,7 @@ def shard_partition(
     keys = preview.selected(names, s.bench)
     costs = {k: plan.default_cost(k.benchmark) for k in keys}
     planned = plan.plan_rounds(costs, s.config, s.budget_s, "documented defaults per family")
-    return sorted(costs), partition.partition(planned, spec.count, s.config)
+    return sorted(costs, key=natural_key), partition.partition(planned, spec.count, s.config)
 
 
 def _measure_shard(

@@ -102,3 +102,20 @@ def test_longest_first_onto_the_least_loaded_shard() -> None:
         (_key("b", i=1), _key("b", i=2)),
         (_key("b", i=0), _key("b", i=3), _key("b", i=4)),
     )
+
+
+def test_a_shard_counts_the_other_shards_cases_as_nulls() -> None:
+    """``elsewhere_tests``: BH as if that many more cases had p = 1: q = p * (m + k) / rank
+    for the smallest p, never below the q of the cases alone."""
+    from perfgate.model import Measurement
+    from perfgate.pipeline.compare.runs import compare_runs
+
+    key = _key("hot.Slice.time_step", n=8)
+    rounds = [(1.0 + i / 100,) for i in range(8)]
+    base = {key: Measurement(key, tuple(r[0] for r in rounds), tuple(rounds))}
+    slower = tuple((r[0] * 1.2,) for r in rounds)
+    head = {key: Measurement(key, tuple(r[0] for r in slower), slower)}
+    alone = compare_runs(base, head, GateConfig(confirm=False))[0]
+    cautious = compare_runs(base, head, GateConfig(confirm=False, elsewhere_tests=3))[0]
+    assert alone.p == cautious.p and alone.q is not None
+    assert cautious.q == pytest.approx(min(1.0, alone.q * 4))
