@@ -19,10 +19,14 @@
 #                   refs/remotes/origin/perf-results): the gate reads the newest calibrated
 #                   noise floors of its machine there, verified against their digest; unset
 #                   or absent: no floors (the report says "none calibrated")
+#   PERFGATE_SHARD  "K/N": measure shard K of N only (`perfgate gate --shard`): REPORT_DIR
+#                   gets the shard's samples and shard.json for `perfgate merge`, nothing is
+#                   decided or posted
 #   PYTHON          default .venv/bin/python (created by `make venv`)
 #
 # Exit code: the gate's (0 pass, 1 regression, 2 parity failure, 3 error); 3 when the gate
-# passed but posting failed. Nothing here ever turns an error into a pass.
+# passed but posting failed. A shard: 0 when it measured, 2 parity failure, 3 error. Nothing
+# here ever turns an error into a pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -47,6 +51,10 @@ if [[ -n "${PERFGATE_FLOORS_REF:-}" ]]; then
     else
         echo "perfgate gate: no $PERFGATE_FLOORS_REF (no perf-results branch yet): no noise floors"
     fi
+fi
+if [[ -n "${PERFGATE_SHARD:-}" ]]; then
+    echo "perfgate gate: shard $PERFGATE_SHARD into $REPORT_DIR"
+    exec "$PY" -m perfgate.cli gate "${gate_args[@]}" --shard "$PERFGATE_SHARD"
 fi
 gate_status=0
 "$PY" -m perfgate.cli gate "${gate_args[@]}" || gate_status=$?

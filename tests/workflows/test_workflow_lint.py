@@ -293,6 +293,35 @@ def test_perf_gate_design() -> None:
     assert any("history append-acceptance" in str(s.get("run")) for s in record["steps"])
 
 
+def test_perf_gate_shards_and_merge() -> None:
+    """The bench job is a matrix of shards on identical pinned runners, each uploading its
+    shard; one merge job (base code, read-only, hosted) decides; post posts the merged
+    verdict."""
+    workflow = yaml.safe_load((WORKFLOWS / "perf-gate.yml").read_text())
+    jobs = workflow["jobs"]
+    bench, merge, post = jobs["bench"], jobs["merge"], jobs["post"]
+    shards = bench["strategy"]["matrix"]["shard"]
+    assert shards == list(range(1, len(shards) + 1)) and len(shards) >= 2
+    assert bench["strategy"]["fail-fast"] is False
+    assert "matrix.shard" in bench["concurrency"]["group"]
+    gate_env = next(s for s in bench["steps"] if s.get("run") == "ci/gate.sh")["env"]
+    assert gate_env["PERFGATE_SHARD"] == "${{ matrix.shard }}/${{ strategy.job-total }}"
+    uploads = [s for s in bench["steps"] if "upload-artifact" in str(s.get("uses"))]
+    assert [u["with"]["name"] for u in uploads] == ["perfgate-shard-${{ matrix.shard }}"]
+    assert uploads[0]["with"]["path"].rstrip("/") == gate_env["REPORT_DIR"]
+    assert merge["needs"] == "bench" and "!cancelled()" in merge["if"]
+    assert merge["permissions"] == {"contents": "read"}
+    assert merge["runs-on"] == "ubuntu-latest"
+    refs = [s["with"]["ref"] for s in merge["steps"] if "checkout" in str(s.get("uses"))]
+    assert refs == ["${{ github.event.pull_request.base.sha }}"]
+    download = next(s for s in merge["steps"] if "download-artifact" in str(s.get("uses")))
+    assert download["with"]["pattern"] == "perfgate-shard-*"
+    assert any("perfgate.cli merge" in str(s.get("run")) for s in merge["steps"])
+    upload = next(s for s in merge["steps"] if "upload-artifact" in str(s.get("uses")))
+    assert upload["with"]["name"] == "perfgate-report"
+    assert "merge" in post["needs"] and "needs.merge.result" in post["if"]
+
+
 def test_perf_history_design() -> None:
     workflow = yaml.safe_load((WORKFLOWS / "perf-history.yml").read_text())
     assert workflow[True]["push"] == {"branches": ["main"]}

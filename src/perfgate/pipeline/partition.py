@@ -49,10 +49,10 @@ def parse_shard(text: str) -> ShardSpec:
     """``K/N`` with 1 <= K <= N <= `MAX_SHARDS`; anything else is a `UserError`."""
     match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
     if match is None:
-        raise UserError(f"--shard: expected K/N (e.g. 1/2), got {text!r}")
+        raise UserError(f"expected K/N (e.g. 1/2), got {text!r}")
     index, count = int(match.group(1)), int(match.group(2))
     if not 1 <= index <= count <= MAX_SHARDS:
-        raise UserError(f"--shard {text}: expected 1 <= K <= N <= {MAX_SHARDS}")
+        raise UserError(f"expected K/N with 1 <= K <= N <= {MAX_SHARDS}, got {text!r}")
     return ShardSpec(index, count)
 
 

@@ -41,7 +41,7 @@ def test_parse_shard() -> None:
     assert partition.parse_shard("2/3") == partition.ShardSpec(2, 3)
     assert partition.parse_shard(" 1 / 1 ").label == "1/1"
     for bad in ("0/2", "3/2", "2", "a/b", "1/0", "1/65"):
-        with pytest.raises(UserError, match="--shard"):
+        with pytest.raises(UserError, match="expected K/N"):
             partition.parse_shard(bad)
 
 
