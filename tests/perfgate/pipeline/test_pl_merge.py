@@ -196,6 +196,26 @@ def test_shards_of_other_commits_or_plans_are_refused(
     assert code == 3 and "split the run differently" in verdict["reasons"][0]
 
 
+def test_a_parity_failure_in_a_shard_is_the_merged_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shard whose parity fails measures nothing, exits 2 and says so; the merge is exit 2
+    naming the failing test, whatever the other shards measured."""
+    failing = '["{python}", "-c", "import sys; print(\'FAILED tests/t.py::test_x\'); sys.exit(1)"]'
+    config = CONFIG.replace(
+        'parity_command = ["{python}", "-c", "pass"]', f"parity_command = {failing}"
+    )
+    repo = make_repo(tmp_path, config)
+    base = commit_speed(repo, {}, "base")
+    head = commit_speed(repo, {}, "head")
+    codes = [_shard(repo, base, head, spec, monkeypatch) for spec in ("1/2", "2/2")]
+    assert [code for code, _ in codes] == [2, 2]
+    assert sorted(p.name for p in codes[0][1].iterdir()) == ["shard.json"]
+    code, verdict, _ = _merge(repo, *(folder for _, folder in codes))
+    assert (code, verdict["verdict"]) == (2, "parity_failure")
+    assert "tests/t.py::test_x" in verdict["reasons"][0]
+
+
 def test_a_flag_no_shard_re_ran_needs_confirmation() -> None:
     """A case the merged test flags that its shard's own test did not (so nothing re-ran it)
     is not "disagreed with": it needs a confirmation run (INCONCLUSIVE, exit 3)."""
