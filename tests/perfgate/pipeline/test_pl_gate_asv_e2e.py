@@ -82,3 +82,22 @@ def test_unknown_revision_with_real_repo(tiny_repo: Path) -> None:
     """An unknown revision exits 3 before anything runs."""
     argv = ["gate", "--base", "nope", "--head", "HEAD", "--repo", str(tiny_repo)]
     assert cli.main([*argv, "--report-dir", str(tiny_repo / "out")]) == 3
+
+
+def test_sharded_gate_with_real_asv(tiny_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A/A in two shards through real asv: asv's discovery lists both cases, each shard
+    measures one, and the merge compares both with 3 paired rounds (exit 0)."""
+    argv = ["gate", "--base", "HEAD", "--head", "HEAD", "--repo", str(tiny_repo)]
+    folders = [tiny_repo / "shards" / str(k) for k in (1, 2)]
+    for k, folder in enumerate(folders, start=1):
+        shard = ["--shard", f"{k}/2", "--report-dir", str(folder), "--machine", "tinybox"]
+        assert cli.main([*argv, *shard]) == 0, capsys.readouterr().err[-3000:]
+    measured = [json.loads((f / "shard.json").read_text())["cases"] for f in folders]
+    assert sorted(c["params"]["n"] for cases in measured for c in cases) == ["200", "400"]
+    out = tiny_repo / "merged"
+    merge = ["merge", *map(str, folders), "--repo", str(tiny_repo), "--report-dir", str(out)]
+    code = cli.main(merge)
+    assert code == 0, capsys.readouterr().err[-3000:]
+    verdict = json.loads((out / "verdict.json").read_text())
+    assert verdict["verdict"] == "pass"
+    assert all(c["paired"] and c["n_head"] == 3 for c in verdict["cases"])
