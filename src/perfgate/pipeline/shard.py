@@ -83,6 +83,7 @@ def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
 
 
 def _shard(opts: GateOptions, spec: partition.ShardSpec, hooks: Hooks) -> int:
+    """The context stage as the gate runs it, then the shard; the exports are discarded."""
     revs = context.resolve_revisions(opts)
     config = context.load_gate_config(opts, revs)
     pin = context.pin_plan(config.pin_threads)
@@ -113,6 +114,8 @@ def _measure_shard(
     fp_start: dict[str, Any],
     pin: machine.PinPlan,
 ) -> int:
+    """Noise floors (read before any head code runs), parity, the partition, then this
+    shard's measurement; writes shard.json (also after a parity failure)."""
     found = context.read_noise(s.repo, opts.floors_ref, s.machine)
     parity_result = parity.run_parity(s, parity.parity_command(s.config, opts.quick))
     hooks.log(f"shard {spec.label}: parity {parity_result.status.value}")
