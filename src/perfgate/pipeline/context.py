@@ -51,6 +51,7 @@ class GateOptions:
     post: bool = False
     pr: int | None = None
     floors_ref: str | None = None  # a fetched perf-results commit holding the noise floors
+    parity_result: Path | None = None  # CI's parity result for the head: parity is not re-run
 
 
 @dataclass(frozen=True)
