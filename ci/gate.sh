@@ -19,6 +19,9 @@
 #                   refs/remotes/origin/perf-results): the gate reads the newest calibrated
 #                   noise floors of its machine there, verified against their digest; unset
 #                   or absent: no floors (the report says "none calibrated")
+#   PERFGATE_PARITY_RESULT  CI's parity result for HEAD_SHA (`perfgate parity-result`): the
+#                   gate takes it instead of running parity itself, and refuses it (exit 3)
+#                   when it is missing or of another commit; unset: the gate runs parity
 #   PYTHON          default .venv/bin/python (created by `make venv`)
 #
 # Exit code: the gate's (0 pass, 1 regression, 2 parity failure, 3 error); 3 when the gate
@@ -47,6 +50,9 @@ if [[ -n "${PERFGATE_FLOORS_REF:-}" ]]; then
     else
         echo "perfgate gate: no $PERFGATE_FLOORS_REF (no perf-results branch yet): no noise floors"
     fi
+fi
+if [[ -n "${PERFGATE_PARITY_RESULT:-}" ]]; then
+    gate_args+=(--parity-result "$PERFGATE_PARITY_RESULT")
 fi
 gate_status=0
 "$PY" -m perfgate.cli gate "${gate_args[@]}" || gate_status=$?
