@@ -112,7 +112,7 @@ def ci_result(command: str, exit_code: int, sha: str, junit: JUnitReport | None)
     """
     failed = junit.failed if junit is not None else ()
     if exit_code == 0 and not failed:
-        ran = f"{junit.tests} tests passed" if junit is not None else "exit 0"
+        ran = f"{junit.tests} tests, none failed" if junit is not None else "exit 0"
         return ParityResult(ParityStatus.PASSED, command, ran, sha=sha)
     parts = [f"exit {exit_code}"]
     if junit is not None:

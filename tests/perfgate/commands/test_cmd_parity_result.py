@@ -39,7 +39,7 @@ def test_a_passing_run(tmp_path: Path) -> None:
         "status": "passed",
         "sha": SHA,
         "command": "make test-all",
-        "summary": "3 tests passed",
+        "summary": "3 tests, none failed",
         "failed_tests": [],
     }
 
