@@ -22,6 +22,9 @@
 #   PERFGATE_SHARD  "K/N": measure shard K of N only (`perfgate gate --shard`): REPORT_DIR
 #                   gets the shard's samples and shard.json for `perfgate merge`, nothing is
 #                   decided or posted
+#   PERFGATE_PARITY_RESULT  CI's parity result for HEAD_SHA (`perfgate parity-result`): the
+#                   gate takes it instead of running parity itself, and refuses it (exit 3)
+#                   when it is missing or of another commit; unset: the gate runs parity
 #   PYTHON          default .venv/bin/python (created by `make venv`)
 #
 # Exit code: the gate's (0 pass, 1 regression, 2 parity failure, 3 error); 3 when the gate
@@ -51,6 +54,9 @@ if [[ -n "${PERFGATE_FLOORS_REF:-}" ]]; then
     else
         echo "perfgate gate: no $PERFGATE_FLOORS_REF (no perf-results branch yet): no noise floors"
     fi
+fi
+if [[ -n "${PERFGATE_PARITY_RESULT:-}" ]]; then
+    gate_args+=(--parity-result "$PERFGATE_PARITY_RESULT")
 fi
 if [[ -n "${PERFGATE_SHARD:-}" ]]; then
     echo "perfgate gate: shard $PERFGATE_SHARD into $REPORT_DIR"

@@ -25,7 +25,17 @@ from perfgate.errors import UserError
 from perfgate.secrets import redacted_output
 from perfgate.verdict import EXIT_ERROR
 
-COMMANDS = ("compare", "gate", "merge", "calibrate", "post", "publish", "history", "watch")
+COMMANDS = (
+    "compare",
+    "gate",
+    "merge",
+    "calibrate",
+    "post",
+    "publish",
+    "history",
+    "watch",
+    "parity_result",
+)
 
 
 class UsageError(UserError):

@@ -231,13 +231,33 @@ class ParityStatus(Enum):
     ERROR = "error"  # could not be run (missing command, crash of the runner)
 
 
+#: Failing tests named in a report before the rest are only counted.
+MAX_NAMED_TESTS = 20
+
+
 @dataclass(frozen=True)
 class ParityResult:
-    """What the parity command did; ``summary`` is a short, secret-free excerpt."""
+    """What the parity command did; ``summary`` is a short, secret-free excerpt.
+
+    A result taken from CI (``perfgate gate --parity-result``) also records the commit it ran
+    at (``sha``) and the ids of its failing tests (``failed_tests``), which `details` names.
+    """
 
     status: ParityStatus
     command: str = ""
     summary: str = ""
+    sha: str | None = None
+    failed_tests: tuple[str, ...] = ()
+
+    @property
+    def details(self) -> str:
+        """The summary, after the failing tests (the first `MAX_NAMED_TESTS`) when known."""
+        if not self.failed_tests:
+            return self.summary
+        named = ", ".join(self.failed_tests[:MAX_NAMED_TESTS])
+        more = len(self.failed_tests) - MAX_NAMED_TESTS
+        failing = f"failing: {named}" + (f" (+{more} more)" if more > 0 else "")
+        return f"{failing}; {self.summary}" if self.summary else failing
 
 
 @dataclass(frozen=True)

@@ -1,19 +1,22 @@
-"""perf-gate.yml's bench shards and merge job, played step by step on a throwaway repository:
-a same-repository pull request is measured and judged by the *base* commit's tooling,
-whatever the head rewrites.
+"""perf-gate.yml's parity job, bench shards and merge job, played step by step on a throwaway
+repository: a same-repository pull request is measured and judged by the *base* commit's
+tooling, whatever the head rewrites, and the gate takes the parity job's result for the head
+instead of running parity.
 
 The head commit slows a kernel by 20% and, to pass itself, rewrites its policy
 ([tool.perfgate] thresholds of 900%), ci/gate.sh (prints a marker and exits 0) and
 src/perfgate (a `decide` that always passes). The job's steps run as written in the YAML:
 ``actions/checkout`` becomes ``git checkout`` of the ref the step names, every ``run`` step
 runs in bash with the step's environment (GitHub expressions replaced by the event's
-values), except the host-tuning check and the merge job's installation. Each shard of the
-bench job's matrix runs in a workspace of its own (its own runner); its uploaded artifact is
-copied to where the merge job's download puts it. ``PYTHON`` (and ``python`` on the merge
-job's path) is the interpreter of the checkout as ``make venv`` would build it: perfgate
-imported from the checkout's ``src`` and, because no asv may run here, the gate's side runner
-and suite discovery replaced by the fakes of the gate tests (which "measure" the
-``speed.json`` of each side's exported commit).
+values), except the host-tuning check and the installations; an artifact one job uploads is
+what another downloads. The parity job's ``make venv`` and ``make test-all`` are not run:
+their outcome is given (an exit code and pytest's JUnit report), and its ``python`` is the
+base checkout's perfgate, as the job's ``pip install`` of the base makes it. Each shard of the
+bench job's matrix runs in a workspace of its own (its own runner). ``PYTHON`` (and
+``python`` on the merge job's path) is the interpreter of the checkout as ``make venv`` would
+build it: perfgate imported from the checkout's ``src`` and, because no asv may run here, the
+gate's side runner and suite discovery replaced by the fakes of the gate tests (which
+"measure" the ``speed.json`` of each side's exported commit).
 """
 
 from __future__ import annotations
@@ -109,6 +112,46 @@ def _expand(text: str, values: dict[str, str]) -> str:
     return re.sub(r"\$\{\{\s*([\w.-]+)\s*\}\}", one, text)
 
 
+def _workflow() -> dict:
+    return yaml.safe_load((REPO / ".github" / "workflows" / "perf-gate.yml").read_text())
+
+
+def _values(tmp_path: Path, origin: Path, base: str, head: str, job: str) -> dict[str, str]:
+    temp = tmp_path / job / "temp"
+    temp.mkdir(parents=True, exist_ok=True)
+    return {
+        "github.event.pull_request.base.sha": base,
+        "github.event.pull_request.head.sha": head,
+        "github.event.pull_request.number": PR,
+        "github.server_url": f"file://{origin.parent.parent}",
+        "github.repository": "o/r",
+        "runner.temp": str(temp),
+    }
+
+
+def _artifact_step(step: dict, values: dict[str, str], workspace: Path, artifacts: Path) -> None:
+    """upload-artifact keeps what its path names (a folder's contents, or one file) as
+    ``artifacts/NAME``; download-artifact by name extracts it into its path, by pattern each
+    match into ``path/NAME``."""
+    uses, given = str(step.get("uses", "")), step.get("with") or {}
+    if uses.startswith("actions/upload-artifact@"):
+        found = workspace / _expand(given["path"], values)
+        kept = artifacts / _expand(given["name"], values)
+        if found.is_dir():
+            shutil.copytree(found, kept)
+        elif found.is_file():
+            kept.mkdir(parents=True)
+            shutil.copy2(found, kept / found.name)
+    elif uses.startswith("actions/download-artifact@"):
+        folder = workspace / _expand(given["path"], values)
+        if "name" in given:
+            if (artifacts / given["name"]).is_dir():
+                shutil.copytree(artifacts / given["name"], folder, dirs_exist_ok=True)
+            return
+        for found in sorted(artifacts.glob(given["pattern"])):
+            shutil.copytree(found, folder / found.name)
+
+
 def _python(tmp_path: Path, log: Path) -> Path:
     """The checkout's interpreter as ``make venv`` builds it (see the module docstring)."""
     program = tmp_path / "venv_python.py"
@@ -120,22 +163,59 @@ def _python(tmp_path: Path, log: Path) -> Path:
     return wrapper
 
 
+def _play_parity(
+    tmp_path: Path,
+    origin: Path,
+    commits: tuple[str, str],
+    tests: tuple[int, str],
+    artifacts: Path,
+) -> None:
+    """Run perf-gate.yml's parity job, its test run's outcome being ``tests`` (exit code,
+    JUnit XML); its upload lands in ``artifacts``."""
+    base, head = commits
+    values = _values(tmp_path, origin, base, head, "parity")
+    workspace = tmp_path / "parity" / "work"
+    tool = tmp_path / "parity" / "bin"
+    tool.mkdir()
+    (tool / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    (tool / "python").chmod(0o755)
+    for step in _workflow()["jobs"]["parity"]["steps"]:
+        run, given = step.get("run"), step.get("with", {})
+        if str(step.get("uses", "")).startswith("actions/checkout@"):
+            where = workspace / given["path"]
+            subprocess.run(["git", "clone", "-q", str(origin), str(where)], check=True)
+            _git(where, "checkout", "-q", "--detach", _expand(given["ref"], values))
+        _artifact_step(step, values, workspace, artifacts)
+        if run is None or "pip install" in run or "make -C head venv" in run:
+            continue
+        env = {k: _expand(str(v), values) for k, v in (step.get("env") or {}).items()}
+        env |= {"PATH": f"{tool}:{os.environ['PATH']}", "HOME": str(tmp_path)}
+        env |= {"RUNNER_TEMP": values["runner.temp"], "PYTHONPATH": str(workspace / "tool/src")}
+        if step.get("id") == "tests":  # make test-all at the head: its outcome is given
+            assert "make -C head test-all" in run and "--junitxml=" in run
+            junit = Path(values["runner.temp"]) / "parity" / "junit.xml"
+            junit.parent.mkdir(parents=True)
+            junit.write_text(tests[1])
+            values["steps.tests.outputs.exit_code"] = str(tests[0])
+            continue
+        done = subprocess.run(
+            ["bash", "-e", "-c", run], cwd=workspace, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
 def _play_job(
     job: dict, workspace: Path, values: dict[str, str], tmp_path: Path, artifacts: Path
 ) -> tuple[int, str]:
     """Run one job's steps in ``workspace``: (exit code of its last run step, output).
-    Uploads copy into ``artifacts/NAME``; downloads of a pattern copy every match back."""
+    Artifacts move through ``artifacts`` (``_artifact_step``)."""
     wrapper = tmp_path / "bin" / "python"
     output, code = "", -1
     for step in job["steps"]:
         uses, run, given = str(step.get("uses", "")), step.get("run"), step.get("with") or {}
         if uses.startswith("actions/checkout@"):
             _git(workspace, "checkout", "-q", "--detach", _expand(given["ref"], values))
-        if uses.startswith("actions/upload-artifact@") and (workspace / given["path"]).exists():
-            shutil.copytree(workspace / given["path"], artifacts / _expand(given["name"], values))
-        if uses.startswith("actions/download-artifact@"):
-            for found in sorted(artifacts.glob(given["pattern"])):
-                shutil.copytree(found, workspace / given["path"] / found.name)
+        _artifact_step(step, values, workspace, artifacts)
         if run is None or run.startswith("ci/setup-runner.sh") or "pip install" in run:
             continue
         env = {k: _expand(str(v), values) for k, v in (step.get("env") or {}).items()}
@@ -158,40 +238,53 @@ def _play_job(
     return code, output
 
 
-def _play(tmp_path: Path, origin: Path, base: str, head: str) -> tuple[list[int], int, str, Path]:
+def _play(
+    tmp_path: Path, origin: Path, base: str, head: str, artifacts: Path
+) -> tuple[list[int], int, str, Path]:
     """Run perf-gate.yml's bench shards, then its merge job: (exit codes of the shards' gate
     steps, exit code of the merge step, all output, the python-call log)."""
-    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "perf-gate.yml").read_text())
-    jobs = workflow["jobs"]
-    values = {
-        "github.event.pull_request.base.sha": base,
-        "github.event.pull_request.head.sha": head,
-        "github.event.pull_request.number": PR,
-        "github.server_url": f"file://{origin.parent.parent}",
-        "github.repository": "o/r",
-    }
+    jobs = _workflow()["jobs"]
     log = tmp_path / "python-calls.jsonl"
     _python(tmp_path, log)
-    artifacts = tmp_path / "artifacts"
-    artifacts.mkdir()
     shards = jobs["bench"]["strategy"]["matrix"]["shard"]
     codes, output = [], ""
     for shard in shards:
         workspace = tmp_path / f"runner-{shard}" / "work"
         subprocess.run(["git", "clone", "-q", str(origin), str(workspace)], check=True)
-        matrix = {"matrix.shard": str(shard), "strategy.job-total": str(len(shards))}
-        code, out = _play_job(jobs["bench"], workspace, values | matrix, tmp_path, artifacts)
+        values = _values(tmp_path, origin, base, head, f"bench-{shard}")
+        values |= {"matrix.shard": str(shard), "strategy.job-total": str(len(shards))}
+        code, out = _play_job(jobs["bench"], workspace, values, tmp_path, artifacts)
         codes.append(code)
         output += out
     workspace = tmp_path / "hosted" / "work"
     subprocess.run(["git", "clone", "-q", str(origin), str(workspace)], check=True)
+    values = _values(tmp_path, origin, base, head, "merge")
     merge_code, out = _play_job(jobs["merge"], workspace, values, tmp_path, artifacts)
     return codes, merge_code, output + out, log
 
 
-def test_a_head_that_rewrites_the_gate_is_judged_by_the_base(tmp_path: Path) -> None:
+def _play_all(
+    tmp_path: Path, tests: tuple[int, str] | None
+) -> tuple[list[int], int, str, Path, tuple[str, str]]:
+    """The parity job (outcome ``tests``; None: it died before uploading), then the bench
+    shards and the merge: (shard codes, merge code, output, python-call log, (base, head))."""
     origin, base, head = _project(tmp_path)
-    codes, merge_code, output, log = _play(tmp_path, origin, base, head)
+    artifacts = tmp_path / "artifacts"
+    artifacts.mkdir()
+    if tests is not None:
+        _play_parity(tmp_path, origin, (base, head), tests, artifacts)
+    codes, merge_code, output, log = _play(tmp_path, origin, base, head, artifacts)
+    return codes, merge_code, output, log, (base, head)
+
+
+PASSING = """<testsuites><testsuite tests="2">
+<testcase classname="tests.k_test" name="test_same" file="tests/k_test.py"/>
+<testcase classname="tests.k_test.TestK" name="test_k" file="tests/k_test.py"/>
+</testsuite></testsuites>"""
+
+
+def test_a_head_that_rewrites_the_gate_is_judged_by_the_base(tmp_path: Path) -> None:
+    codes, merge_code, output, log, (base, head) = _play_all(tmp_path, (0, PASSING))
     assert "PLANTED-GATE" not in output, "the head's ci/gate.sh ran"
     assert codes == [0, 0], output  # shards measure and decide nothing
     assert merge_code == 1, output  # the 20% slowdown blocks
@@ -200,6 +293,8 @@ def test_a_head_that_rewrites_the_gate_is_judged_by_the_base(tmp_path: Path) -> 
     assert [c["argv"][c["argv"].index("--shard") + 1] for c in gate_calls] == ["1/2", "2/2"]
     for shard, call in enumerate(gate_calls, start=1):
         assert call["argv"][call["argv"].index("--head") + 1] == head
+        # parity came from the parity job, for this head, and was not run again here
+        assert "--parity-result" in call["argv"]
         workspace = tmp_path / f"runner-{shard}" / "work"
         assert call["perfgate"].startswith(str(workspace / "src" / "perfgate"))
         assert _git(workspace, "rev-parse", "HEAD") == base, "the tool is the base commit"
@@ -212,4 +307,64 @@ def test_a_head_that_rewrites_the_gate_is_judged_by_the_base(tmp_path: Path) -> 
     report = (hosted / "reports" / "gate" / "report.md").read_text()
     assert f"configuration: {base[:12]}:pyproject.toml" in report
     assert "shard 1/2 (runner" in report and "shard 2/2 (runner" in report
+    assert "passed: make test-all (2 tests, none failed)" in report
     assert (tmp_path / "artifacts" / "perfgate-report" / "verdict.json").exists()
+
+
+def test_the_bench_job_needs_the_parity_job_and_passes_its_file() -> None:
+    """bench waits for parity, downloads the artifact parity uploads, and the gate step
+    names the downloaded file; parity tests the head and writes with the base's tooling."""
+    jobs = _workflow()["jobs"]
+    parity, bench = jobs["parity"], jobs["bench"]
+    needs = bench["needs"]
+    assert "parity" in ([needs] if isinstance(needs, str) else needs)
+    assert parity["runs-on"] == "ubuntu-latest"
+    assert parity["permissions"] == {"contents": "read"}
+    refs = {
+        s["with"]["path"]: s["with"]["ref"]
+        for s in parity["steps"]
+        if str(s.get("uses", "")).startswith("actions/checkout@")
+    }
+    assert refs == {
+        "tool": "${{ github.event.pull_request.base.sha }}",
+        "head": "${{ github.event.pull_request.head.sha }}",
+    }
+    upload = next(s for s in parity["steps"] if "upload-artifact" in str(s.get("uses")))
+    write = next(s for s in parity["steps"] if "parity-result" in str(s.get("run")))
+    assert write["env"]["HEAD_SHA"] == "${{ github.event.pull_request.head.sha }}"
+    assert upload["with"]["path"] in write["run"].replace('"$RUNNER_TEMP', "${{ runner.temp }}")
+    download = next(s for s in bench["steps"] if "download-artifact" in str(s.get("uses")))
+    assert download["with"]["name"] == upload["with"]["name"]
+    gate_step = next(s for s in bench["steps"] if s.get("run") == "ci/gate.sh")
+    parity_file = gate_step["env"]["PERFGATE_PARITY_RESULT"]
+    assert str(Path(parity_file).parent) == download["with"]["path"]
+    assert Path(parity_file).name == Path(upload["with"]["path"]).name
+    names = [s.get("name") or s.get("uses") for s in bench["steps"]]
+    assert names.index(download.get("name")) < names.index(gate_step.get("name"))
+
+
+def test_a_failing_parity_job_fails_the_gate_naming_the_tests(tmp_path: Path) -> None:
+    """make test-all failed at the head: every shard is exit 2 before anything is measured,
+    and the merged verdict (the posted status's summary) names the failing test."""
+    failing = PASSING.replace(
+        'name="test_k" file="tests/k_test.py"/>',
+        'name="test_k" file="tests/k_test.py"><failure message="x"/></testcase>',
+    )
+    codes, merge_code, output, _log, _revs = _play_all(tmp_path, (2, failing))
+    assert codes == [2, 2] and merge_code == 2, output
+    hosted = tmp_path / "hosted" / "work"
+    verdict = json.loads((hosted / "reports" / "gate" / "verdict.json").read_text())
+    assert verdict["verdict"] == "parity_failure"
+    assert "failing: tests/k_test.py::TestK::test_k" in verdict["summary"]
+
+
+def test_no_parity_result_is_an_error_not_a_parity_run(tmp_path: Path) -> None:
+    """The parity job died before uploading: every shard refuses (exit 3) instead of running
+    parity, and so does the merge."""
+    codes, merge_code, output, log, _revs = _play_all(tmp_path, None)
+    assert codes == [3, 3] and merge_code == 3, output
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    assert all("--parity-result" in c["argv"] for c in calls if c["argv"][2] == "gate")
+    hosted = tmp_path / "hosted" / "work"
+    verdict = json.loads((hosted / "reports" / "gate" / "verdict.json").read_text())
+    assert verdict["verdict"] == "error"

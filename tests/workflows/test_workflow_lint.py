@@ -241,7 +241,11 @@ def test_perf_gate_design() -> None:
     assert bench["runs-on"] == ["self-hosted", "linux", "x64", "perf-pinned"]
     assert bench["permissions"] == {"contents": "read"}
     # forks can edit a `pull_request` workflow: only this repository's branches run here
-    assert bench["if"] == "github.event.pull_request.head.repo.full_name == github.repository"
+    # (also when the parity job it needs failed: the gate then reports an error, exit 3)
+    assert bench["if"] == (
+        "${{ !cancelled() "
+        "&& github.event.pull_request.head.repo.full_name == github.repository }}"
+    )
     assert triggers["pull_request"]["types"] == ["opened", "synchronize", "reopened"]
     assert bench["concurrency"]["cancel-in-progress"] is True
     assert "github.event.pull_request.number" in bench["concurrency"]["group"]
@@ -339,11 +343,16 @@ def test_perf_history_design() -> None:
     assert any("ci/append-results.sh" in str(s.get("run")) for s in jobs["bench"]["steps"])
     steps = jobs["bench"]["steps"]
     runs = [str(s.get("run")) for s in steps]
-    at = {key: next(k for k, r in enumerate(runs) if key in r) for key in ("pending", "asv run")}
-    # catch-up: the commits come from `pending` (this commit first: asv discovers the suites
-    # at the first hash, and append names the suite after HEAD)
-    assert at["pending"] < at["asv run"] and '--ref "$GITHUB_SHA"' in runs[at["pending"]]
-    assert "HASHFILE:$RUNNER_TEMP/perf-history-hashes.txt" in runs[at["asv run"]]
+    hashfile = "$RUNNER_TEMP/perf-history-hashes.txt"
+    at = {key: next(k for k, r in enumerate(runs) if key in r) for key in (hashfile, "asv run")}
+    # catch-up: the commits come from the plan job's `history plan` (the machine's gaps, this
+    # commit first), through the matrix, newest first: asv discovers the suites at the first
+    # hash, and append names the suite after it
+    (plan_run,) = [str(s["run"]) for s in jobs["plan"]["steps"] if "history plan" in str(s)]
+    assert '--ref "$GITHUB_SHA"' in plan_run and '--max-commits "$CATCH_UP"' in plan_run
+    assert at[hashfile] < at["asv run"]
+    assert steps[at[hashfile]]["env"]["HASHES"] == "${{ matrix.hashes }}"
+    assert f"HASHFILE:{hashfile}" in runs[at["asv run"]]
     # the write token never reaches pip, the builds or the benchmarks
     for k, step in enumerate(steps):
         if "make venv" in runs[k] or "asv run" in runs[k]:
@@ -351,6 +360,7 @@ def test_perf_history_design() -> None:
     # a failed benchmark (asv exit 2) still appends, then fails the job
     append_at = next(k for k, r in enumerate(runs) if "ci/append-results.sh" in r)
     assert at["asv run"] < append_at and "|| status=$?" in runs[at["asv run"]]
+    assert f'--suite-ref "$(head -n 1 "{hashfile}")"' in runs[append_at]
     assert "asv-status" in str(steps[-1].get("if"))
     # asv publish, through perfgate publish (throughput published as 1/value)
     assert any(
@@ -360,6 +370,27 @@ def test_perf_history_design() -> None:
     deploy = jobs["deploy"]
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
     assert deploy["environment"]["name"] == "github-pages"
+
+
+def test_perf_history_plans_its_run_before_it_starts() -> None:
+    """A hosted plan job sizes the run from stored durations against the bench job's
+    timeout; bench runs one matrix entry per shard it planned, with the shard's --bench."""
+    jobs = yaml.safe_load((WORKFLOWS / "perf-history.yml").read_text())["jobs"]
+    plan, bench = jobs["plan"], jobs["bench"]
+    assert plan["runs-on"] == "ubuntu-latest" and plan["permissions"] == {"contents": "read"}
+    assert bench["needs"] == "plan"
+    assert bench["strategy"]["matrix"] == "${{ fromJSON(needs.plan.outputs.matrix) }}"
+    assert plan["outputs"]["matrix"] == "${{ steps.plan.outputs.matrix }}"
+    assert int(plan["env"]["BENCH_TIMEOUT_MINUTES"]) == bench["timeout-minutes"]
+    (step,) = [s for s in plan["steps"] if s.get("id") == "plan"]
+    assert '--timeout-minutes "$BENCH_TIMEOUT_MINUTES"' in step["run"]
+    assert '--matrix)" >> "$GITHUB_OUTPUT"' in step["run"]
+    suites = next(s for s in bench["steps"] if s.get("id") == "suites")
+    assert suites["env"]["BENCH"] == "${{ matrix.bench }}"
+    assert '"${bench[@]}"' in suites["run"] and "read -ra regexes" in suites["run"]
+    # an unsplit machine keeps its one queue, shared with calibrate
+    assert "perf-history-${{ matrix.machine }}" in bench["concurrency"]["group"]
+    assert jobs["calibrate"]["concurrency"]["group"] == "perf-history-${{ matrix.machine }}"
 
 
 def test_fork_gate_design() -> None:

@@ -13,6 +13,9 @@ has one, compare refuses (exit 3, naming where it looked) unless ``--defaults`` 
 built-in defaults, which know no higher-is-better benchmarks (a throughput loss would pass as
 an improvement). ``--report-dir`` is checked before anything runs, and the report is printed
 only once its files are written.
+
+``--parity-result`` (written by ``perfgate parity-result``, or by hand as ``{"status": ...}``)
+is refused (exit 3) when it records the commit it ran at and that is not the head's.
 """
 
 from __future__ import annotations

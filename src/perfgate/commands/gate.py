@@ -2,7 +2,7 @@
 
     perfgate gate --base REV --head REV [--bench REGEX ...] [--quick] [--budget-minutes M]
         [--report-dir DIR] [--config PYPROJECT] [--repo DIR] [--work-dir DIR]
-        [--machine NAME] [--floors-ref REF] [--post --pr N]
+        [--machine NAME] [--floors-ref REF] [--parity-result FILE] [--post --pr N]
     perfgate gate --base REV --head REV --plan [--json] [--bench REGEX ...] [--quick]
         [--budget-minutes M]
     perfgate gate --base REV --head REV --shard K/N --report-dir SHARD_DIR [...]
@@ -13,6 +13,12 @@ undecided cases while the budget lasts, an independent confirmation re-run of fl
 then prints the markdown report and writes report.md, report.html and verdict.json into
 ``--report-dir`` (default ``reports/gate``; an earlier report there is moved to
 ``previous/<time>/``, never overwritten).
+
+Parity (``--parity-result``): the file ``perfgate parity-result`` wrote in CI, where the
+parity command already ran once for this head commit; the gate takes it instead of running
+parity itself (a failing one is exit 2 and names the failing tests, as if run here). A result
+recorded for another commit, or for none, is refused: exit 3, naming the file and both
+commits. Without the option (``make gate``) the gate runs the parity command itself.
 
 Noise floors (``--floors-ref``): the newest ``perfgate calibrate`` file of this machine on a
 fetched commit of the perf-results branch, verified against its content digest (a mismatch
@@ -79,6 +85,11 @@ def add_parser(subparsers: Any) -> None:
         "(perfgate history append-noise) raise thresholds; default: none",
     )
     p.add_argument(
+        "--parity-result",
+        help="CI's parity result for --head (perfgate parity-result): taken instead of "
+        "running parity here; refused for another commit",
+    )
+    p.add_argument(
         "--plan", action="store_true", help="print the planned rounds and minutes; measure nothing"
     )
     p.add_argument("--json", action="store_true", help="with --plan: print the plan as JSON")
@@ -113,6 +124,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         pr=args.pr,
         floors_ref=args.floors_ref,
         shard=args.shard,
+        parity_result=Path(args.parity_result) if args.parity_result else None,
         **cli_args.measurement_options(args),
     )
     if args.plan:

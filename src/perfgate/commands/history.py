@@ -7,6 +7,8 @@
                              [--max-commits N]
     perfgate history append-noise --file NOISE.json [--repo R] [--remote O] [--branch B]
     perfgate history append-acceptance --file RECORD.json [--repo R] [--remote O] [--branch B]
+    perfgate history plan    --machine M [--machine M2 ...] --timeout-minutes T [--ref REF]
+                             [--max-commits N] [--headroom H] [--json | --matrix]
 
 ``append`` adds a run's result files to the branch (never overwriting a result), ``export``
 writes the branch out for ``asv publish``, ``pending`` prints the commits a run on one machine
@@ -14,23 +16,28 @@ should measure, newest first (see `perfgate.history`); ``append-noise`` stores a
 ``perfgate calibrate`` file with its content digest under ``noise/<machine>/``, where the
 gate reads floors from (`perfgate.history.noise`; only the history workflow on main may
 run it); ``append-acceptance`` records a regression accepted with the override label
-(``acceptances/<pr>-<head>.json``, `perfgate.history.acceptances`). Exit codes: 0 success, 1 error
-(message on stderr), 2 usage.
+(``acceptances/<pr>-<head>.json``, `perfgate.history.acceptances`); ``plan`` plans a run
+before it starts: per machine, the commits ``pending`` lists, the expected minutes from the
+machine's newest stored asv durations, and the shards (commits and ``--bench`` groups) that
+fit ``--timeout-minutes`` times ``--headroom`` on runners of that machine class
+(`perfgate.history.plan`); ``--matrix`` prints them as a GitHub Actions matrix (one line of
+JSON). Exit codes: 0 success, 1 error (message on stderr), 2 usage.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from perfgate.cli_args import positive_int
+from perfgate.cli_args import positive_int, positive_number
 from perfgate.errors import UserError
 from perfgate.history.acceptances import append_acceptance
 from perfgate.history.append import HISTORY_RETRY, append
 from perfgate.history.branch import HistoryError
-from perfgate.history.export import export, pending
+from perfgate.history.export import export, pending, plan_run
 from perfgate.history.noise import append_noise
 from perfgate.retry import RetryPolicy
 from perfgate.secrets import redact_url
@@ -44,6 +51,7 @@ _COMMANDS = (
     ("pending", "print the commits a run should measure, newest first"),
     ("append-noise", "store a calibrated noise file and its digest"),
     ("append-acceptance", "record an accepted regression"),
+    ("plan", "plan a run's minutes and shards before it starts"),
 )
 
 
@@ -63,7 +71,9 @@ def add_parser(subparsers: Any) -> None:
         p.add_argument("--repo", type=Path, default=Path("."), help="git repository (default .)")
         p.add_argument("--remote", default="origin", help="remote name or URL (default origin)")
         p.add_argument("--branch", default="perf-results", help="history branch")
-    append_p, export_p, pending_p, noise_p, accept_p = (sub.choices[n] for n, _ in _COMMANDS)
+    append_p, export_p, pending_p, noise_p, accept_p, plan_p = (
+        sub.choices[n] for n, _ in _COMMANDS
+    )
     noise_p.add_argument("--file", type=Path, required=True, help="a perfgate calibrate file")
     accept_p.add_argument("--file", type=Path, required=True, help="a perfgate post record")
     append_p.add_argument("--results", type=Path, default=Path(".asv/results"))
@@ -77,7 +87,50 @@ def add_parser(subparsers: Any) -> None:
     pending_p.add_argument("--machine", required=True, help="asv machine name")
     pending_p.add_argument("--ref", default="HEAD", help="the commit the run is for (HEAD)")
     pending_p.add_argument("--max-commits", type=positive_int, default=1, help="cap (default 1)")
+    _add_plan_args(plan_p)
     parser.set_defaults(func=run_from_args)
+
+
+def _add_plan_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--machine", action="append", required=True, help="asv machine (repeatable)")
+    p.add_argument("--ref", default="HEAD", help="the commit the run is for (HEAD)")
+    p.add_argument("--max-commits", type=positive_int, default=1, help="cap (default 1)")
+    p.add_argument(
+        "--timeout-minutes", type=positive_number, required=True, help="the job's timeout"
+    )
+    p.add_argument(
+        "--headroom", type=positive_number, default=0.75, help="share of it to plan (0.75)"
+    )
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="the plans as JSON")
+    out.add_argument("--matrix", action="store_true", help="one line: the shards as a matrix")
+
+
+def _plan(args: argparse.Namespace) -> None:
+    if args.headroom > 1:
+        raise UserError(f"--headroom: expected a share of the timeout (0-1], got {args.headroom}")
+    plans = [
+        plan_run(
+            args.repo, args.remote, args.branch, machine, args.ref, args.max_commits,
+            args.timeout_minutes * 60, args.headroom,
+        )
+        for machine in dict.fromkeys(args.machine)
+    ]  # fmt: skip
+    include = [entry for plan in plans for entry in plan.matrix()]
+    if args.matrix:
+        print(json.dumps({"include": include}, separators=(",", ":")))
+    elif args.json:
+        print(
+            json.dumps({"plans": [p.to_json() for p in plans], "shards": len(include)}, indent=1)
+        )
+    else:
+        for plan in plans:
+            minutes = "unknown" if plan.expected_s is None else f"{plan.expected_s / 60:.1f}"
+            shards = f"{len(plan.shards)} shard(s) of at most {plan.capacity_s / 60:.1f} min"
+            print(f"{plan.machine}: {len(plan.commits)} commit(s), {minutes} minutes expected, "
+                  f"{shards} ({plan.basis})")  # fmt: skip
+            for entry in plan.matrix():
+                print(f"  {entry['shard']}: {entry['hashes']} {entry['bench'] or '(all)'}")
 
 
 def run_from_args(args: argparse.Namespace) -> int:
@@ -109,6 +162,8 @@ def _run(args: argparse.Namespace) -> None:
             print(f"{change.action.value:12} {change.target}")
         done = f"pushed {report.commit}" if report.commit else "nothing new"
         print(f"{done} to {redact_url(args.remote)}/{args.branch}")
+    elif args.history_command == "plan":
+        _plan(args)
     elif args.history_command == "export":
         for path, state in export(
             args.repo, args.remote, args.branch, args.dest, args.ref

@@ -130,6 +130,13 @@ def _durations(path: Path, value: object) -> dict[str, float]:
     return {k: v for k, v in out.items() if v is not None}
 
 
+def parse_durations(source: str, data: object) -> dict[str, float]:
+    """The ``durations`` of one result file's parsed JSON (``source`` names it in errors)."""
+    if not isinstance(data, dict):
+        raise ResultFileError(source, "expected a JSON object at top level")
+    return _durations(Path(source), data.get("durations"))
+
+
 def _object(path: Path, where: str, value: object) -> dict[str, Any]:
     if value is None:
         return {}

@@ -10,7 +10,8 @@ merge``::
      "planned": [{"benchmark": "b", "params": {"n": "8"}}, ...],
      "cases": [...the planned cases this shard measured...],
      "units": {"b": "seconds"}, "floors": [{"benchmark": ..., "params": ..., "floor": 0.02}],
-     "parity": {"status": "passed", "command": "...", "summary": "..."},
+     "parity": {"status": "passed", "command": "...", "summary": "...", "sha": "...",
+                "failed_tests": []},
      "samples": ["main-samples.json", "confirm-samples.json"],
      "one_sided": [{"phase": "main", "round": 0, "side": "head", "benchmark": ...,
                     "params": ..., "samples": [t, ...] | null}],
@@ -105,6 +106,8 @@ def to_document(m: ShardManifest) -> dict[str, Any]:
             "status": m.parity.status.value,
             "command": m.parity.command,
             "summary": m.parity.summary,
+            "sha": m.parity.sha,
+            "failed_tests": list(m.parity.failed_tests),
         },
         "samples": list(m.samples),
         "one_sided": [
@@ -177,7 +180,19 @@ class _Reader:
             status = ParityStatus(self.get("status", str, doc))
         except ValueError:
             raise ResultFileError(self.path, f"parity: unknown status {doc['status']!r}") from None
-        return ParityResult(status, str(doc.get("command", "")), str(doc.get("summary", "")))
+        failed = doc.get("failed_tests", [])
+        if not isinstance(failed, list) or not all(isinstance(t, str) for t in failed):
+            raise ResultFileError(
+                self.path, f"parity: failed_tests must be test ids, got {failed!r}"
+            )
+        sha = doc.get("sha")
+        return ParityResult(
+            status,
+            str(doc.get("command", "")),
+            str(doc.get("summary", "")),
+            sha=sha if isinstance(sha, str) else None,
+            failed_tests=tuple(failed),
+        )
 
 
 def parse_manifest(data: Any, path: str = "<shard>") -> ShardManifest:

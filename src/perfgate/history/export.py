@@ -1,8 +1,9 @@
-"""Writing the ``perf-results`` branch out for ``asv publish``, and listing the commits a
-run should measure (see `perfgate.history`)."""
+"""Writing the ``perf-results`` branch out for ``asv publish``, listing the commits a run
+should measure, and planning that run's time and shards (see `perfgate.history`)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from perfgate.atomic import replace_file, write_new
@@ -15,6 +16,7 @@ from perfgate.history.branch import (
     list_tree,
     read_blobs,
 )
+from perfgate.history.costs import stored_durations
 from perfgate.history.order import (
     check_machine,
     commits_to_measure,
@@ -22,6 +24,7 @@ from perfgate.history.order import (
     measured_prefixes,
     suite_blobs,
 )
+from perfgate.history.plan import DEFAULT_HEADROOM, HistoryPlan, plan_history
 from perfgate.secrets import redact_url
 
 
@@ -78,3 +81,29 @@ def pending(
     tip = fetch_tip(git, remote, branch)
     measured = measured_prefixes(list_tree(git, tip), machine)
     return commits_to_measure(history, measured, max_commits)
+
+
+def plan_run(
+    repo: Path,
+    remote: str,
+    branch: str,
+    machine: str,
+    ref: str,
+    max_commits: int,
+    timeout_s: float,
+    headroom: float = DEFAULT_HEADROOM,
+) -> HistoryPlan:
+    """The planned run of ``machine`` for ``ref``: the commits `pending` would list, their
+    expected time from the machine's newest stored durations, and shards that fit
+    ``timeout_s`` (`perfgate.history.plan`)."""
+    check_machine(machine)
+    git = branch_git(repo)
+    history = first_parent_history(git, ref, "--ref")
+    tree = list_tree(git, fetch_tip(git, remote, branch))
+    measured = measured_prefixes(tree, machine)
+    commits = commits_to_measure(history[:max_commits], measured, max_commits)
+    stored = stored_durations(git, tree, history, machine)
+    plan = plan_history(machine, commits, stored[1] if stored else None, timeout_s, headroom)
+    if stored is None:
+        return plan
+    return replace(plan, basis=f"{plan.basis}; durations of {stored[0][:12]}")

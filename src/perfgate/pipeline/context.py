@@ -53,6 +53,7 @@ class GateOptions:
     pr: int | None = None
     floors_ref: str | None = None  # a fetched perf-results commit holding the noise floors
     shard: ShardSpec | None = None  # measure this share of the planned cases, decide nothing
+    parity_result: Path | None = None  # CI's parity result for the head: parity is not re-run
 
 
 @dataclass(frozen=True)

@@ -106,10 +106,10 @@ def _parity_finding(parity: ParityResult | None, required: bool) -> tuple[GateVe
     if parity.status is ParityStatus.FAILED:
         return (
             GateVerdict.PARITY_FAILURE,
-            f"parity failed: {parity.command} {parity.summary}".strip(),
+            f"parity failed: {parity.command} {parity.details}".strip(),
         )
     if parity.status is ParityStatus.ERROR:
-        return GateVerdict.ERROR, f"parity could not run: {parity.summary}".strip()
+        return GateVerdict.ERROR, f"parity could not run: {parity.details}".strip()
     return None
 
 

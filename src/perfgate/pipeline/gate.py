@@ -68,13 +68,14 @@ def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
 
 def _gate(opts: GateOptions, hooks: Hooks) -> render.Report:
     revs = context.resolve_revisions(opts)
+    given = parity.given_result(opts.parity_result, revs.head) if opts.parity_result else None
     config = context.load_gate_config(opts, revs)
     plan = context.pin_plan(config.pin_threads)
     fp_start = hooks.fingerprint(plan)
     machine_name = opts.machine or context.machine_id(fp_start)
     s = context.build_settings(opts, revs, config, plan, machine_name)
     try:
-        return _gate_run(opts, hooks, plan, fp_start, s, revs.note(opts.base))
+        return _gate_run(opts, hooks, (plan, fp_start), s, revs.note(opts.base), given)
     finally:
         context.discard_exports(s)
 
@@ -82,18 +83,23 @@ def _gate(opts: GateOptions, hooks: Hooks) -> render.Report:
 def _gate_run(
     opts: GateOptions,
     hooks: Hooks,
-    plan: machine.PinPlan,
-    fp_start: machine.Fingerprint,
+    machine_at_start: tuple[machine.PinPlan, machine.Fingerprint],
     s: GateSettings,
     base_note: str | None,
+    given: ParityResult | None,
 ) -> render.Report:
     config, machine_name = s.config, s.machine
+    plan, fp_start = machine_at_start
     hooks.log(f"base {s.base[:12]} head {s.head[:12]} machine {machine_name}; run dir {s.run_dir}")
-    changes = (*([base_note] if base_note else []), *context.suite_notes(s))
+    changes = (
+        *([base_note] if base_note else []),
+        *context.suite_notes(s),
+        *([_parity_note(opts, s)] if given else []),
+    )
     # read before any code of the head runs (parity, benchmarks)
     found = context.read_noise(s.repo, opts.floors_ref, machine_name)
-    parity_result = parity.run_parity(s, parity.parity_command(config, opts.quick))
-    hooks.log(f"parity: {parity_result.status.value}")
+    parity_result = given or parity.run_parity(s, parity.parity_command(config, opts.quick))
+    hooks.log(f"parity: {parity_result.status.value}" + (" (from CI)" if given else ""))
     if parity_result.status is not ParityStatus.PASSED:
         failed = decide.parity_failure_decision(parity_result)
         return _report(opts, s, failed, None, parity_result, None, changes)
@@ -136,6 +142,13 @@ def _notes(
     return (f"configuration: {s.config.source}", rounds, floors, pin, samples, env_note)
 
 
+def _parity_note(opts: GateOptions, s: GateSettings) -> str:
+    return (
+        f"parity: taken from {opts.parity_result}, CI's run at this head ({s.head[:12]}); "
+        "not re-run on this machine"
+    )
+
+
 def _command(opts: GateOptions, base: str, head: str) -> str:
     argv = ["perfgate", "gate", "--base", base, "--head", head]
     for regex in opts.bench:
@@ -150,6 +163,8 @@ def _command(opts: GateOptions, base: str, head: str) -> str:
         argv += ["--machine", opts.machine]
     if opts.floors_ref is not None:
         argv += ["--floors-ref", opts.floors_ref]
+    if opts.parity_result is not None:
+        argv += ["--parity-result", str(opts.parity_result)]
     return shlex.join(argv)
 
 

@@ -1,5 +1,10 @@
 """The parity stage: the project's correctness command at the head commit, before anything
-is measured (a head that computes something else must not be judged on its speed)."""
+is measured (a head that computes something else must not be judged on its speed).
+
+Run here (`run_parity`, locally) or taken from CI, where the command already ran once for the
+same head commit (`given_result` reads that file for ``perfgate gate --parity-result``;
+`ci_result` builds it from the command's exit code and JUnit report).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,8 @@ from pathlib import Path
 
 from perfgate.config import GateConfig
 from perfgate.errors import RunnerError
+from perfgate.formats.junit import JUnitReport
+from perfgate.formats.parity_result import read_parity
 from perfgate.model import ParityResult, ParityStatus
 from perfgate.pipeline.context import GateSettings
 from perfgate.process import run_process
@@ -86,3 +93,32 @@ def run_parity(
     tail = result.tail[-600:].strip().replace("\n", " | ")
     summary = f"failing: {failing}; output tail: {tail}"
     return ParityResult(ParityStatus.FAILED, " ".join(command), summary)
+
+
+def given_result(path: Path, head: str) -> ParityResult:
+    """The parity result CI recorded for ``head``; one for another commit, or for no named
+    commit, is refused (`UserError`, exit 3) before anything is measured."""
+    result = read_parity(str(path), head=head, require_sha=True)
+    assert result is not None
+    return result
+
+
+def ci_result(command: str, exit_code: int, sha: str, junit: JUnitReport | None) -> ParityResult:
+    """The parity result of one CI run of ``command`` at ``sha``.
+
+    It passed only if the command exited 0 and its JUnit report (if any) has no failing test;
+    a failing test under exit 0 is a failure all the same (fail closed). A failure outside
+    pytest (lint, type check) names no test, and the summary says to read the job's log.
+    """
+    failed = junit.failed if junit is not None else ()
+    if exit_code == 0 and not failed:
+        ran = f"{junit.tests} tests, none failed" if junit is not None else "exit 0"
+        return ParityResult(ParityStatus.PASSED, command, ran, sha=sha)
+    parts = [f"exit {exit_code}"]
+    if junit is not None:
+        parts.append(f"{len(failed)} of {junit.tests} tests failed")
+    if not failed:
+        parts.append("no failing test in the JUnit report: see the parity job's log")
+    return ParityResult(
+        ParityStatus.FAILED, command, "; ".join(parts), sha=sha, failed_tests=failed
+    )

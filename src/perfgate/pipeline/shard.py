@@ -45,7 +45,7 @@ from perfgate.atomic import check_output_dir
 from perfgate.errors import RunnerError, UserError
 from perfgate.formats import samples, shard_manifest
 from perfgate.formats.shard_manifest import MANIFEST, ShardManifest
-from perfgate.model import CaseKey, ParityStatus, natural_key
+from perfgate.model import CaseKey, ParityResult, ParityStatus, natural_key
 from perfgate.pipeline import context, decide, measure, parity, partition, plan, preview
 from perfgate.pipeline.context import GateOptions, GateSettings
 from perfgate.pipeline.discover import discovered_names
@@ -85,13 +85,14 @@ def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
 def _shard(opts: GateOptions, spec: partition.ShardSpec, hooks: Hooks) -> int:
     """The context stage as the gate runs it, then the shard; the exports are discarded."""
     revs = context.resolve_revisions(opts)
+    given = parity.given_result(opts.parity_result, revs.head) if opts.parity_result else None
     config = context.load_gate_config(opts, revs)
     pin = context.pin_plan(config.pin_threads)
     fp_start = hooks.fingerprint(pin)
     machine_name = opts.machine or context.machine_id(fp_start)
     s = context.build_settings(opts, revs, config, pin, machine_name)
     try:
-        return _measure_shard(opts, spec, hooks, s, fp_start.to_dict(), pin)
+        return _measure_shard(opts, spec, hooks, s, (fp_start.to_dict(), pin), given)
     finally:
         context.discard_exports(s)
 
@@ -111,14 +112,19 @@ def _measure_shard(
     spec: partition.ShardSpec,
     hooks: Hooks,
     s: GateSettings,
-    fp_start: dict[str, Any],
-    pin: machine.PinPlan,
+    machine_at_start: tuple[dict[str, Any], machine.PinPlan],
+    given: ParityResult | None,
 ) -> int:
-    """Noise floors (read before any head code runs), parity, the partition, then this
-    shard's measurement; writes shard.json (also after a parity failure)."""
+    """Noise floors (read before any head code runs), parity (``given``: CI's result for the
+    head, else run here), the partition, then this shard's measurement; writes shard.json
+    (also after a parity failure)."""
+    fp_start, pin = machine_at_start
     found = context.read_noise(s.repo, opts.floors_ref, s.machine)
-    parity_result = parity.run_parity(s, parity.parity_command(s.config, opts.quick))
-    hooks.log(f"shard {spec.label}: parity {parity_result.status.value}")
+    parity_result = given or parity.run_parity(s, parity.parity_command(s.config, opts.quick))
+    hooks.log(
+        f"shard {spec.label}: parity {parity_result.status.value}"
+        + (" (from CI)" if given else "")
+    )
     base = ShardManifest(
         shard=spec.index, of=spec.count, plan_digest="", base=s.base, head=s.head,
         runner=runner_name(), machine=s.machine, config_source=s.config.source,

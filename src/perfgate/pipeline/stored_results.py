@@ -175,7 +175,7 @@ def read_inputs(results_dir: str, base: str, head: str, opts: Mapping[str, str |
         confirm=confirm,
         paired=_paired(opts.get("samples"), loaded, bench),
         noise=read_noise_floors(noise_path) if noise_path else {},
-        parity=read_parity(opts.get("parity")),
+        parity=read_parity(opts.get("parity"), head=loaded.head.commit_hash),
     )
 
 

@@ -82,6 +82,22 @@ def test_exit_2_on_parity_failure(tmp_path: Path) -> None:
     assert _run(_tree(tmp_path), _config(tmp_path), "--parity-result", str(parity)) == 2
 
 
+def test_a_parity_result_of_another_commit_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A parity result that records its commit is taken only for the compared head."""
+    parity = tmp_path / "parity.json"
+    parity.write_text(json.dumps({"status": "passed", "sha": f.BASE_SHA}))
+    assert _run(_tree(tmp_path), _config(tmp_path), "--parity-result", str(parity)) == 3
+    err = capsys.readouterr().err
+    assert f.BASE_SHA in err and f.HEAD_SHA in err and str(parity) in err
+    mine = tmp_path / "parity-head.json"
+    failed = {"status": "failed", "sha": f.HEAD_SHA, "failed_tests": ["tests/t.py::test_x"]}
+    mine.write_text(json.dumps(failed))
+    assert _run(_tree(tmp_path, name="r2"), _config(tmp_path), "--parity-result", str(mine)) == 2
+    assert "failing: tests/t.py::test\\_x" in capsys.readouterr().out  # markdown-escaped
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
