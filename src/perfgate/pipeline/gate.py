@@ -12,7 +12,7 @@ import shlex
 import traceback
 from collections.abc import Sequence
 
-from perfgate import machine
+from perfgate import containment, machine
 from perfgate.atomic import check_output_dir
 from perfgate.config import GateConfig
 from perfgate.errors import RunnerError, UserError
@@ -88,6 +88,7 @@ def _gate_run(
     base_note: str | None,
 ) -> render.Report:
     config, machine_name = s.config, s.machine
+    killed_before = len(containment.killed())
     hooks.log(f"base {s.base[:12]} head {s.head[:12]} machine {machine_name}; run dir {s.run_dir}")
     changes = (*([base_note] if base_note else []), *context.suite_notes(s))
     # read before any code of the head runs (parity, benchmarks)
@@ -115,7 +116,7 @@ def _gate_run(
         analysis.rows, analysis.variants, config,
         parity=parity_result, parity_required=True, environment=environment,
     )  # fmt: skip
-    notes = (*_notes(s, measured, noise_note, plan), *changes)
+    notes = (*_notes(s, measured, noise_note, plan), *_stragglers(killed_before), *changes)
     return _report(opts, s, decision, analysis, parity_result, environment, notes)
 
 
@@ -134,6 +135,18 @@ def _notes(
     samples = "samples: " + ", ".join(str(p) for p in measured.sample_files)
     env_note = "environment: fingerprint at the start (base column) and end (head column)"
     return (f"configuration: {s.config.source}", rounds, floors, pin, samples, env_note)
+
+
+def _stragglers(killed_before: int) -> tuple[str, ...]:
+    """A note naming the processes the head's code left running (killed, suspicious)."""
+    killed = containment.killed()[killed_before:]
+    if not killed:
+        return ()
+    shown = ", ".join(str(s) for s in killed[:10]) + (", ..." if len(killed) > 10 else "")
+    return (
+        f"contained: {len(killed)} process(es) still running after the command that started "
+        f"them had returned were killed before this report was written (suspicious): {shown}",
+    )
 
 
 def _command(opts: GateOptions, base: str, head: str) -> str:

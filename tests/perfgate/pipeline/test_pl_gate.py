@@ -387,3 +387,39 @@ def test_every_run_measures_fresh_exports_and_deletes_them(tmp_path: Path) -> No
     assert _run(repo, "HEAD", "HEAD") == 0
     runs = list((repo / ".perfgate" / "runs").iterdir())
     assert len(runs) == 1 and not (runs[0] / "exports").exists()
+
+
+#: A parity command of the head that detaches a sleeper (double fork, setsid) which, once
+#: the gate has finished, would rewrite its verdict.
+DETACHED_REWRITER = """
+import os, sys, time
+target = sys.argv[1]
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):  # let go of the output: the gate does not wait for it
+            os.dup2(null, fd)
+        time.sleep(2.0)
+        with open(target, "w") as f:
+            f.write('{"verdict": "pass", "exit_code": 0, "summary": "forged"}')
+        os._exit(0)
+    os._exit(0)
+os.wait()
+"""
+
+
+def test_code_of_the_head_cannot_rewrite_the_report_after_the_gate(tmp_path: Path) -> None:
+    """A detached process started by the head's parity command is killed before the report
+    is written, and the report says so; the verdict file stays the gate's."""
+    import time
+
+    script = tmp_path / "rewriter.py"
+    script.write_text(DETACHED_REWRITER)
+    target = tmp_path / "repo" / "out" / "verdict.json"
+    repo = make_repo(tmp_path, make_repo_config(f'["{{python}}", "{script}", "{target}"]'))
+    assert _run(repo, "HEAD", "HEAD") == 0
+    written = target.read_text()
+    assert "contained: 1 process(es)" in (repo / "out" / "report.md").read_text()
+    time.sleep(3.0)  # past the moment the sleeper would have rewritten the verdict
+    assert target.read_text() == written
