@@ -425,3 +425,21 @@ def test_perf_history_watches_after_the_append() -> None:
     # alerts only when the repository variable enables them; a dry run otherwise
     assert "mode=(--dry-run)" in run and "${{" not in run
     assert watch["env"]["ALERTS"] == "${{ vars.PERFGATE_WATCH_ALERTS }}"
+
+
+@pytest.mark.parametrize("name", ["perf-gate.yml", "perf-gate-fork.yml"])
+def test_posted_reports_are_the_ones_the_gate_wrote(name: str) -> None:
+    """Between the gate and the upload, a process the benchmarks left behind could rewrite
+    the report files: the gate step records their digest as a step output (ci/gate.sh:
+    --digest-output "$GITHUB_OUTPUT"), bench hands it on, and post checks the files with it."""
+    workflow = yaml.safe_load((WORKFLOWS / name).read_text())
+    bench, post = workflow["jobs"]["bench"], workflow["jobs"]["post"]
+    gate = next(s for s in bench["steps"] if s.get("run") == "ci/gate.sh")
+    assert gate["id"] == "gate"
+    assert bench["outputs"]["report-digest"] == "${{ steps.gate.outputs.report-digest }}"
+    step = next(s for s in post["steps"] if "perfgate.cli post --pr" in str(s.get("run")))
+    assert step["env"]["REPORT_DIGEST"] == "${{ needs.bench.outputs.report-digest }}"
+    assert '--expect-digest "$REPORT_DIGEST"' in step["run"]
+    assert "bench" in post["needs"]
+    script = (REPO / "ci" / "gate.sh").read_text()
+    assert '--digest-output "$GITHUB_OUTPUT"' in script

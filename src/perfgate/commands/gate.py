@@ -2,7 +2,7 @@
 
     perfgate gate --base REV --head REV [--bench REGEX ...] [--quick] [--budget-minutes M]
         [--report-dir DIR] [--config PYPROJECT] [--repo DIR] [--work-dir DIR]
-        [--machine NAME] [--floors-ref REF] [--post --pr N]
+        [--machine NAME] [--floors-ref REF] [--digest-output FILE] [--post --pr N]
     perfgate gate --base REV --head REV --plan [--json] [--bench REGEX ...] [--quick]
         [--budget-minutes M]
 
@@ -11,7 +11,10 @@ and head (B,H then H,B; one asv process per side and round), sequential extra ro
 undecided cases while the budget lasts, an independent confirmation re-run of flagged cases,
 then prints the markdown report and writes report.md, report.html and verdict.json into
 ``--report-dir`` (default ``reports/gate``; an earlier report there is moved to
-``previous/<time>/``, never overwritten).
+``previous/<time>/``, never overwritten). The report digest (sha256 over the three files as
+written) is logged, and appended as ``report-digest=...`` to ``--digest-output`` (a CI
+step-output file) for ``perfgate post --expect-digest``. Every process the head's code
+started has been killed before the report is written (``perfgate.containment``).
 
 Noise floors (``--floors-ref``): the newest ``perfgate calibrate`` file of this machine on a
 fetched commit of the perf-results branch, verified against its content digest (a mismatch
@@ -74,6 +77,12 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("--json", action="store_true", help="with --plan: print the plan as JSON")
     p.add_argument("--report-dir", default="reports/gate", help="default: reports/gate")
+    p.add_argument(
+        "--digest-output",
+        type=Path,
+        help="append report-digest=sha256:... (the digest of the report files as written) "
+        "to this CI step-output file, e.g. $GITHUB_OUTPUT; perfgate post --expect-digest",
+    )
     p.add_argument("--post", action="store_true", help="post the report (needs --pr)")
     p.add_argument("--pr", type=int, help="pull request number for --post")
     p.set_defaults(func=run_from_args)
@@ -95,6 +104,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         post=args.post,
         pr=args.pr,
         floors_ref=args.floors_ref,
+        digest_output=args.digest_output,
         **cli_args.measurement_options(args),
     )
     if args.plan:

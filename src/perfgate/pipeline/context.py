@@ -51,6 +51,7 @@ class GateOptions:
     post: bool = False
     pr: int | None = None
     floors_ref: str | None = None  # a fetched perf-results commit holding the noise floors
+    digest_output: Path | None = None  # a CI step-output file: gets report-digest=sha256:...
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,10 @@ def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
         report = _error_report(opts, f"internal error: {type(exc).__name__}: {exc}")
     markdown = redact_env(render.render_markdown(report), os.environ)
     try:  # written first: nothing is printed as a verdict that is not final
-        publish.replace_reports(opts.report_dir, report, markdown)
+        digest = publish.replace_reports(opts.report_dir, report, markdown)
+        hooks.log(f"report digest {digest} ({', '.join(report_files.REPORT_FILES)})")
+        if opts.digest_output is not None:
+            publish.record_digest(opts.digest_output, digest)
     except (UserError, OSError) as exc:
         hooks.log(
             redact_env(f"error: cannot write the report to {opts.report_dir}: {exc}", os.environ)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 from pathlib import Path
@@ -10,7 +11,7 @@ import pytest
 from gate_fakes import CASES, FakeSides, commit_speed, fingerprint, hooks, make_repo
 
 from perfgate import cli
-from perfgate.formats.report_files import read_report
+from perfgate.formats.report_files import check_digest, read_report
 from perfgate.formats.samples import read_samples
 from perfgate.pipeline import gate
 from perfgate.pipeline.context import GateOptions
@@ -423,3 +424,20 @@ def test_code_of_the_head_cannot_rewrite_the_report_after_the_gate(tmp_path: Pat
     assert "contained: 1 process(es)" in (repo / "out" / "report.md").read_text()
     time.sleep(3.0)  # past the moment the sleeper would have rewritten the verdict
     assert target.read_text() == written
+
+
+def test_the_report_digest_is_logged_and_recorded_for_the_post_job(tmp_path: Path) -> None:
+    """--digest-output gets report-digest=sha256:... of the files as written (appended, as
+    GitHub's step-output file takes it); the log shows it too."""
+    repo = make_repo(tmp_path)
+    output = tmp_path / "github_output"
+    output.write_text("earlier=1\n")
+    out: list[str] = []
+    logged: list[str] = []
+    run_hooks = dataclasses.replace(hooks(FakeSides(), out), log=logged.append)
+    assert gate.run(_opts(repo, "HEAD", "HEAD", digest_output=output), run_hooks) == 0
+    lines = output.read_text().splitlines()
+    assert lines[0] == "earlier=1" and lines[1].startswith("report-digest=sha256:")
+    digest = lines[1].removeprefix("report-digest=")
+    check_digest(repo / "out", digest)
+    assert any(digest in line for line in logged)
