@@ -100,7 +100,8 @@ def _gate_run(
     hooks.log(f"parity: {parity_result.status.value}")
     if parity_result.status is not ParityStatus.PASSED:
         failed = decide.parity_failure_decision(parity_result)
-        return _report(opts, s, failed, None, parity_result, None, changes)
+        notes = (*_stragglers(killed_before), *changes)
+        return _report(opts, s, failed, None, parity_result, None, notes)
     hooks.register_machine(machine_name)
     noise, noise_note = context.usable_noise_file(
         found, machine_name, fp_start.to_dict(), config.min_samples
