@@ -26,6 +26,8 @@
 #                   gate takes it instead of running parity itself, and refuses it (exit 3)
 #                   when it is missing or of another commit; unset: the gate runs parity
 #   PYTHON          default .venv/bin/python (created by `make venv`)
+#   GITHUB_OUTPUT   set by GitHub Actions: the gate appends report-digest=sha256:... (the
+#                   report files as it wrote them) for `perfgate post --expect-digest`
 #
 # Exit code: the gate's (0 pass, 1 regression, 2 parity failure, 3 error); 3 when the gate
 # passed but posting failed. A shard: 0 when it measured, 2 parity failure, 3 error. Nothing
@@ -47,6 +49,10 @@ echo "perfgate gate: base=$BASE (merge base of $BASE_SHA) head=$HEAD_SHA"
 gate_args=(--base "$BASE" --head "$HEAD_SHA" --report-dir "$REPORT_DIR")
 if [[ -n "${PERFGATE_WORK_DIR:-}" ]]; then
     gate_args+=(--work-dir "$PERFGATE_WORK_DIR")
+fi
+# the digest of the report files as the gate wrote them, for the job that posts them
+if [[ -n "${GITHUB_OUTPUT:-}" ]]; then
+    gate_args+=(--digest-output "$GITHUB_OUTPUT")
 fi
 if [[ -n "${PERFGATE_FLOORS_REF:-}" ]]; then
     if git rev-parse --verify --quiet "${PERFGATE_FLOORS_REF}^{commit}" >/dev/null; then

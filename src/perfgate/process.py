@@ -1,33 +1,47 @@
-"""Running a child process for the gate: no secrets in, none out, a time-out is reported."""
+"""Running a child process for the gate: no secrets in, none out, a time-out is reported,
+nothing left running."""
 
 from __future__ import annotations
 
+import logging
+import shlex
 import subprocess
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
+from perfgate import containment
 from perfgate.errors import RunnerError
 from perfgate.secrets import Redactor, child_environment
 
 #: How much of a child's combined output is kept (after redaction).
 TAIL_CHARS = 8000
 TIMEOUT_TAIL_CHARS = 4000
+LOG = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class ProcessOutcome:
-    """Exit code and the last part of the combined output of a child process."""
+    """Exit code and the last part of the combined output of a child process, and the
+    processes it left running (killed: see `perfgate.containment`)."""
 
     returncode: int
     tail: str
     timed_out: bool = False
+    stragglers: tuple[containment.Straggler, ...] = ()
 
 
 def run_process(
     cmd: Sequence[str], cwd: Path, env: Mapping[str, str], timeout_s: float
 ) -> ProcessOutcome:
     """Run ``cmd``; a time-out kills it and is reported, never raised as success.
+
+    Nothing the child starts outlives it (``perfgate.containment``): the child runs in a
+    session of its own, and once it has exited (or timed out) its process group and every
+    process it detached are killed before this returns, so no code of the head can rewrite
+    the run directory or the report later. Such stragglers are logged as suspicious.
 
     The child gets the allow-listed part of ``env`` (``secrets.child_environment``: no
     child of the gate needs a credential), and the secrets of ``env`` are redacted from its
@@ -40,20 +54,58 @@ def run_process(
 def _run(
     cmd: Sequence[str], cwd: Path, env: dict[str, str], timeout_s: float, redactor: Redactor
 ) -> ProcessOutcome:
-    try:
-        proc = subprocess.run(
-            list(cmd),
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout_s,
-            check=False,
+    containment.enable_subreaper()
+    # files, not pipes: a detached grandchild holding a pipe open would block reading it
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        before = containment.children()
+        try:
+            proc = subprocess.Popen(
+                list(cmd), cwd=cwd, env=env, stdout=out, stderr=err, start_new_session=True
+            )
+        except OSError as exc:
+            raise RunnerError(redactor.text(f"cannot start {cmd[0]}: {exc}")) from None
+        timed_out, stragglers = _wait_contained(proc, timeout_s, before)
+        _log_stragglers(cmd, stragglers, redactor)
+        stdout, stderr = _read(out), _read(err)
+    if timed_out:
+        return ProcessOutcome(
+            -9, redactor.text(stdout)[-TIMEOUT_TAIL_CHARS:], timed_out=True, stragglers=stragglers
         )
-    except subprocess.TimeoutExpired as exc:
-        out = (exc.stdout or b"") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        text = out.decode(errors="replace") if isinstance(out, bytes) else out
-        return ProcessOutcome(-9, redactor.text(text)[-TIMEOUT_TAIL_CHARS:], timed_out=True)
-    except OSError as exc:
-        raise RunnerError(redactor.text(f"cannot start {cmd[0]}: {exc}")) from None
-    return ProcessOutcome(proc.returncode, redactor.text(proc.stdout + proc.stderr)[-TAIL_CHARS:])
+    tail = redactor.text(stdout + stderr)[-TAIL_CHARS:]
+    return ProcessOutcome(proc.returncode, tail, stragglers=stragglers)
+
+
+def _wait_contained(
+    proc: subprocess.Popen[bytes], timeout_s: float, before: frozenset[int]
+) -> tuple[bool, tuple[containment.Straggler, ...]]:
+    """Wait for ``proc`` (killing its group at the time-out), then kill everything it left
+    behind; (timed out, the processes that were still running)."""
+    try:
+        timed_out = not containment.wait_exited(proc.pid, timeout_s)
+    except BaseException:  # interrupted: still leave nothing running
+        containment.kill_group(proc.pid)
+        proc.wait()
+        containment.sweep(proc.pid, before)
+        raise
+    # its process group is killed while the exited leader still holds the group's id
+    containment.kill_group(proc.pid)
+    proc.wait()
+    return timed_out, containment.sweep(proc.pid, before)
+
+
+def _log_stragglers(
+    cmd: Sequence[str], stragglers: Sequence[containment.Straggler], redactor: Redactor
+) -> None:
+    if stragglers:
+        LOG.warning(
+            "perfgate: killed %d process(es) still running after %s had returned "
+            "(suspicious: detached from the command): %s",
+            len(stragglers),
+            redactor.text(shlex.join(cmd))[:200],
+            ", ".join(redactor.text(str(s)) for s in stragglers),
+        )
+
+
+def _read(file: IO[bytes]) -> str:
+    file.seek(0)
+    return file.read().decode(errors="replace")

@@ -157,9 +157,11 @@ def build_tree(
     n: int = 12,
     cv: float = 0.02,
     commits: Sequence[str] = (BASE_SHA, HEAD_SHA),
+    absent: Callable[[str, str, tuple[object, ...]], bool] | None = None,
 ) -> None:
     """A whole results tree; ``medians(side, bench, combo)`` gives the true median or None
-    (failed). side is "base" or "head"; NaN means skipped."""
+    (failed). side is "base" or "head"; NaN means skipped. ``absent(side, bench, combo)``
+    marks cases skipped (NaN) after drawing their samples, so the other cases keep theirs."""
     write_benchmarks_json(root, benches)
     write_machine_json(root)
     rng = np.random.default_rng(seed)
@@ -175,6 +177,8 @@ def build_tree(
                     per.append([math.nan])
                 else:
                     per.append(noisy(rng, m, n, cv))
+                if absent is not None and absent(side, b.name, combo):
+                    per[-1] = [math.nan]
             samples[b.name] = per
         write_result(root, commit, benches, samples)
 
@@ -220,3 +224,8 @@ def upstream_median(side: str, name: str, combo: tuple[object, ...]) -> float:
         hand, assembled = hand_ms * 1e-3, assembled_ms * 1e-3
         numpy_t = assembled * 5.0
     return {"numpy": numpy_t, "handwritten": hand, "assembled": assembled}[str(path)]
+
+
+def new_at_head_in_upstream(side: str, name: str, combo: tuple[object, ...]) -> bool:
+    """The pull request added the assembled path: at base it has no result."""
+    return side == "base" and combo[1] == "assembled"

@@ -227,6 +227,7 @@ def _play_job(
             "HOME": str(tmp_path),
             "PYTHON": str(wrapper),
             "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+            "GITHUB_OUTPUT": str(workspace.parent / "step-output"),
         }
         done = subprocess.run(
             ["bash", "-e", "-c", run], cwd=workspace, env=env, capture_output=True, text=True
@@ -309,6 +310,9 @@ def test_a_head_that_rewrites_the_gate_is_judged_by_the_base(tmp_path: Path) -> 
     assert "shard 1/2 (runner" in report and "shard 2/2 (runner" in report
     assert "passed: make test-all (2 tests, none failed)" in report
     assert (tmp_path / "artifacts" / "perfgate-report" / "verdict.json").exists()
+    # the merge job's output: the digest of the report files it wrote, for `post`
+    outputs = (hosted.parent / "step-output").read_text()
+    assert "report-digest=sha256:" in outputs
 
 
 def test_the_bench_job_needs_the_parity_job_and_passes_its_file() -> None:

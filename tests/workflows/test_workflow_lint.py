@@ -485,3 +485,25 @@ def test_perf_history_watches_after_the_append() -> None:
     # alerts only when the repository variable enables them; a dry run otherwise
     assert "mode=(--dry-run)" in run and "${{" not in run
     assert watch["env"]["ALERTS"] == "${{ vars.PERFGATE_WATCH_ALERTS }}"
+
+
+@pytest.mark.parametrize(
+    ("name", "writer"), [("perf-gate.yml", "merge"), ("perf-gate-fork.yml", "bench")]
+)
+def test_posted_reports_are_the_ones_the_gate_wrote(name: str, writer: str) -> None:
+    """Between the gate and the upload, a process the benchmarks left behind could rewrite
+    the report files: the step that writes the report (the fork's gate, ci/gate.sh:
+    --digest-output "$GITHUB_OUTPUT"; perf-gate.yml's merge of the shards) records their
+    digest as a step output, its job hands it on, and post checks the files with it."""
+    workflow = yaml.safe_load((WORKFLOWS / name).read_text())
+    job, post = workflow["jobs"][writer], workflow["jobs"]["post"]
+    step_id = "gate" if writer == "bench" else "merge"
+    (writes,) = [s for s in job["steps"] if s.get("id") == step_id]
+    assert '--digest-output "$GITHUB_OUTPUT"' in (
+        writes["run"] if writer == "merge" else (REPO / "ci" / "gate.sh").read_text()
+    )
+    assert job["outputs"]["report-digest"] == f"${{{{ steps.{step_id}.outputs.report-digest }}}}"
+    step = next(s for s in post["steps"] if "perfgate.cli post --pr" in str(s.get("run")))
+    assert step["env"]["REPORT_DIGEST"] == f"${{{{ needs.{writer}.outputs.report-digest }}}}"
+    assert '--expect-digest "$REPORT_DIGEST"' in step["run"]
+    assert writer in post["needs"]

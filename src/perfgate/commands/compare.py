@@ -16,6 +16,13 @@ only once its files are written.
 
 ``--parity-result`` (written by ``perfgate parity-result``, or by hand as ``{"status": ...}``)
 is refused (exit 3) when it records the commit it ran at and that is not the head's.
+
+Variant vs baseline rows follow the gate's rule: a group whose variant and baseline both ran
+at base also gets its row relative to base (the variant/baseline ratio at head over the
+same ratio at base, per round), which decides instead of the absolute row; a variant new at
+head is held to its absolute bar. Paired rounds come from ``--samples`` (the gate's sample
+file); stored results hold one run per commit, too few rounds to decide such a change, so a
+variant that misses its bar at head is then an error (exit 3), not a regression nor a pass.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
     perfgate gate --base REV --head REV [--bench REGEX ...] [--quick] [--budget-minutes M]
         [--report-dir DIR] [--config PYPROJECT] [--repo DIR] [--work-dir DIR]
-        [--machine NAME] [--floors-ref REF] [--parity-result FILE] [--post --pr N]
+        [--machine NAME] [--floors-ref REF] [--parity-result FILE] [--digest-output FILE]
+        [--post --pr N]
     perfgate gate --base REV --head REV --plan [--json] [--bench REGEX ...] [--quick]
         [--budget-minutes M]
     perfgate gate --base REV --head REV --shard K/N --report-dir SHARD_DIR [...]
@@ -12,7 +13,10 @@ and head (B,H then H,B; one asv process per side and round), sequential extra ro
 undecided cases while the budget lasts, an independent confirmation re-run of flagged cases,
 then prints the markdown report and writes report.md, report.html and verdict.json into
 ``--report-dir`` (default ``reports/gate``; an earlier report there is moved to
-``previous/<time>/``, never overwritten).
+``previous/<time>/``, never overwritten). The report digest (sha256 over the three files as
+written) is logged, and appended as ``report-digest=...`` to ``--digest-output`` (a CI
+step-output file) for ``perfgate post --expect-digest``. Every process the head's code
+started has been killed before the report is written (``perfgate.containment``).
 
 Parity (``--parity-result``): the file ``perfgate parity-result`` wrote in CI, where the
 parity command already ran once for this head commit; the gate takes it instead of running
@@ -100,6 +104,12 @@ def add_parser(subparsers: Any) -> None:
         help="measure shard K of N of the planned cases for `perfgate merge`; decide nothing",
     )
     p.add_argument("--report-dir", default="reports/gate", help="default: reports/gate")
+    p.add_argument(
+        "--digest-output",
+        type=Path,
+        help="append report-digest=sha256:... (the digest of the report files as written) "
+        "to this CI step-output file, e.g. $GITHUB_OUTPUT; perfgate post --expect-digest",
+    )
     p.add_argument("--post", action="store_true", help="post the report (needs --pr)")
     p.add_argument("--pr", type=int, help="pull request number for --post")
     p.set_defaults(func=run_from_args)
@@ -125,6 +135,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         floors_ref=args.floors_ref,
         shard=args.shard,
         parity_result=Path(args.parity_result) if args.parity_result else None,
+        digest_output=args.digest_output,
         **cli_args.measurement_options(args),
     )
     if args.plan:

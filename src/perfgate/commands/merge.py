@@ -1,6 +1,7 @@
 """`perfgate merge`: the shards of one sharded gate run into one verdict, report, exit code.
 
     perfgate merge SHARD_DIR... [--report-dir DIR] [--repo DIR] [--config PYPROJECT]
+        [--digest-output FILE]
 
 Each SHARD_DIR is the ``--report-dir`` of one ``perfgate gate --shard K/N`` run (its
 ``shard.json`` and sample files). The shards must be all K of N exactly once, of the same
@@ -8,7 +9,9 @@ base, head and plan, with machine fingerprints that agree in every comparability
 otherwise the merge refuses them (exit 3, naming the shards and what differs). The samples
 of all shards are compared with one Benjamini-Hochberg correction over all cases, decided
 and reported as the gate does (report.md, report.html and verdict.json in ``--report-dir``,
-default ``reports/gate``); the report names the runner that measured each case.
+default ``reports/gate``); the report names the runner that measured each case. The report
+digest (sha256 over the three files as written) is logged and, with ``--digest-output`` (a CI
+step-output file), appended as ``report-digest=...`` for ``perfgate post --expect-digest``.
 
 The configuration is ``[tool.perfgate]`` of pyproject.toml at the shards' base commit in
 ``--repo`` (default: the current directory), or ``--config``; it must be the one the shards
@@ -40,6 +43,11 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--report-dir", default="reports/gate", help="default: reports/gate")
     p.add_argument("--repo", default=".", help="git repository holding the base commit")
     p.add_argument("--config", help="pyproject.toml with [tool.perfgate] (default: at base)")
+    p.add_argument(
+        "--digest-output",
+        type=Path,
+        help="append report-digest=sha256:... to this CI step-output file, e.g. $GITHUB_OUTPUT",
+    )
     p.set_defaults(func=run_from_args)
 
 
@@ -50,5 +58,6 @@ def run_from_args(args: argparse.Namespace) -> int:
         report_dir=Path(args.report_dir),
         repo=Path(args.repo),
         config=Path(args.config) if args.config else None,
+        digest_output=args.digest_output,
     )
     return merge.run(opts, log=lambda text: print(text, file=sys.stderr, flush=True))

@@ -6,6 +6,9 @@ body) and ``verdict.json`` (``{"verdict": "pass|regression|parity_failure|error"
 own exit code carries it), 3 could not read the report or could not post after retries (the
 status is set to "error" when possible, so a broken run never reads as a pass).
 
+``--expect-digest DIGEST`` (the report digest ``perfgate gate --digest-output`` recorded):
+report files that are not the ones the gate wrote are not posted; the status is "error".
+
 ``--pending --sha SHA`` only sets the status to pending (at the start of the gate run).
 ``--accept-label perf-regression-accepted``: a stable regression whose pull request carries
 the label, applied by a user with write access (the issue events API names who applied it,
@@ -56,6 +59,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--acceptance-record", type=Path, help="write the acceptance (JSON) here when accepted"
     )
     parser.add_argument(
+        "--expect-digest",
+        help="the gate's report digest (perfgate gate --digest-output): report files that "
+        "differ, or an empty digest, are posted as an error instead",
+    )
+    parser.add_argument(
         "--pending", action="store_true", help="only set the status to pending (gate running)"
     )
     parser.add_argument(
@@ -87,4 +95,5 @@ def run_from_args(args: argparse.Namespace) -> int:
         dry_run=args.dry_run,
         comment_author=args.comment_author,
         accept=accept,
+        expect_digest=args.expect_digest,
     )

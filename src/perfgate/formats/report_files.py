@@ -5,13 +5,21 @@ between the commands that decide (``gate``, ``compare``) and ``perfgate post``.
 parity_failure|error", "exit_code": int, "summary": str, "head": "<sha>"}``; ``report.md``
 starts with `MARKER`, the hidden line that finds the sticky PR comment again. Reports are
 new files, written atomically; the gate moves an earlier report to ``previous/<time>/``.
+
+The *report digest* (``sha256:<hex>``) is the sha256 of the manifest of the three files, one
+``<sha256 of the file>  <name>`` line each in `REPORT_FILES` order. The gate computes it from
+the bytes it writes and hands it on outside the folder (the log, a CI step output); ``perfgate
+post --expect-digest`` refuses a folder whose files are not those bytes (rewritten after the
+gate, e.g. by a process the benchmarks left behind).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,13 +46,42 @@ def check_free(report_dir: str | os.PathLike[str]) -> None:
         raise UserError(f"{report_dir} already holds {existing}; reports are never overwritten")
 
 
-def write_reports(folder: Path, markdown: str, html: str, verdict: dict[str, Any]) -> None:
-    """Write report.md, report.html and verdict.json as new files."""
-    write_text_atomic(folder / "report.md", markdown)
-    write_text_atomic(folder / "report.html", html)
-    write_text_atomic(
-        folder / "verdict.json", json.dumps(verdict, indent=1, sort_keys=True) + "\n"
+def write_reports(folder: Path, markdown: str, html: str, verdict: dict[str, Any]) -> str:
+    """Write report.md, report.html and verdict.json as new files; return their digest."""
+    texts = {
+        "report.md": markdown,
+        "report.html": html,
+        "verdict.json": json.dumps(verdict, indent=1, sort_keys=True) + "\n",
+    }
+    for name in REPORT_FILES:
+        write_text_atomic(folder / name, texts[name])
+    return report_digest({name: text.encode("utf-8") for name, text in texts.items()})
+
+
+def report_digest(contents: Mapping[str, bytes]) -> str:
+    """``sha256:<hex>`` of the manifest of the report files' contents (module docstring)."""
+    manifest = "".join(
+        f"{hashlib.sha256(contents[name]).hexdigest()}  {name}\n" for name in REPORT_FILES
     )
+    return "sha256:" + hashlib.sha256(manifest.encode("utf-8")).hexdigest()
+
+
+def check_digest(report_dir: Path, expected: str) -> None:
+    """Refuse (``ValueError``) report files that are not the ones the gate wrote."""
+    if not expected.strip():
+        raise ValueError(
+            "no report digest from the gate (it wrote no report): the report files cannot "
+            "be trusted"
+        )
+    try:
+        found = report_digest({n: (report_dir / n).read_bytes() for n in REPORT_FILES})
+    except OSError as exc:
+        raise ValueError(f"report dir {report_dir}: {exc.strerror}: {exc.filename}") from None
+    if found != expected.strip():
+        raise ValueError(
+            f"the report files in {report_dir} are not the ones the gate wrote (digest "
+            f"{found}, the gate's {expected.strip()[:80]}): changed after the gate"
+        )
 
 
 def archive_previous(folder: Path) -> None:
@@ -104,12 +141,18 @@ def _check_head(head: object, expect_head: str | None) -> None:
         )
 
 
-def read_report(report_dir: Path, expect_head: str | None = None) -> ReportFiles:
+def read_report(
+    report_dir: Path, expect_head: str | None = None, expect_digest: str | None = None
+) -> ReportFiles:
     """Read ``report.md`` + ``verdict.json``; ``ValueError`` names what is missing or wrong.
 
     With ``expect_head``, a verdict.json that names another head commit is refused: a stale
     artifact (or one from another run) must never set the status of the commit posted to.
+    With ``expect_digest`` (the gate's report digest), files changed since the gate wrote
+    them are refused.
     """
+    if expect_digest is not None:
+        check_digest(report_dir, expect_digest)
     markdown, data = _load(report_dir)
     verdict, code = data.get("verdict"), data.get("exit_code")
     verdict = verdict.lower() if isinstance(verdict, str) else verdict  # "PASS" == "pass"

@@ -63,6 +63,9 @@ class SampleRun:
     created_at: str
     cases: Mapping[CaseKey, PairedCase]
     orders: tuple[tuple[str, ...], ...]
+    #: the rounds as they ran (which cases each round held): variant vs baseline statistics
+    #: pair the two cases round by round, which ``cases`` alone cannot say
+    rounds: tuple[Round, ...] = ()
 
 
 def _sample_list(path: str, where: str, value: Any) -> tuple[float, ...] | None:
@@ -125,6 +128,16 @@ def parse_samples(data: Any, path: str = "<samples>") -> SampleRun:
         pairs = [r[key] for r in per_round if key in r]
         cases[key] = PairedCase(key, tuple(p[0] for p in pairs), tuple(p[1] for p in pairs))
     orders = tuple(_order(path, i, r.get("order")) for i, r in enumerate(data["rounds"]))
+    rounds = tuple(
+        Round(
+            index=i,
+            phase=str(raw.get("phase", "main")),
+            order=("base", "head") if orders[i][0] == "base" else ("head", "base"),
+            base={k: v[0] for k, v in per_round[i].items()},
+            head={k: v[1] for k, v in per_round[i].items()},
+        )
+        for i, raw in enumerate(data["rounds"])
+    )
     for name in ("base", "head"):
         if not isinstance(data[name], str):
             raise ResultFileError(path, f"{name}: expected a commit hash, got {data[name]!r}")
@@ -137,6 +150,7 @@ def parse_samples(data: Any, path: str = "<samples>") -> SampleRun:
         created_at=str(data.get("created_at", "")),
         cases=cases,
         orders=orders,
+        rounds=rounds,
     )
 
 

@@ -54,6 +54,7 @@ class GateOptions:
     floors_ref: str | None = None  # a fetched perf-results commit holding the noise floors
     shard: ShardSpec | None = None  # measure this share of the planned cases, decide nothing
     parity_result: Path | None = None  # CI's parity result for the head: parity is not re-run
+    digest_output: Path | None = None  # a CI step-output file: gets report-digest=sha256:...
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import shlex
 import traceback
 from collections.abc import Sequence
 
-from perfgate import machine
+from perfgate import containment, machine
 from perfgate.atomic import check_output_dir
 from perfgate.config import GateConfig
 from perfgate.errors import RunnerError, UserError
@@ -51,7 +51,10 @@ def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
         report = _error_report(opts, f"internal error: {type(exc).__name__}: {exc}")
     markdown = redact_env(render.render_markdown(report), os.environ)
     try:  # written first: nothing is printed as a verdict that is not final
-        publish.replace_reports(opts.report_dir, report, markdown)
+        digest = publish.replace_reports(opts.report_dir, report, markdown)
+        hooks.log(f"report digest {digest} ({', '.join(report_files.REPORT_FILES)})")
+        if opts.digest_output is not None:
+            publish.record_digest(opts.digest_output, digest)
     except (UserError, OSError) as exc:
         hooks.log(
             redact_env(f"error: cannot write the report to {opts.report_dir}: {exc}", os.environ)
@@ -90,6 +93,7 @@ def _gate_run(
 ) -> render.Report:
     config, machine_name = s.config, s.machine
     plan, fp_start = machine_at_start
+    killed_before = len(containment.killed())
     hooks.log(f"base {s.base[:12]} head {s.head[:12]} machine {machine_name}; run dir {s.run_dir}")
     changes = (
         *([base_note] if base_note else []),
@@ -102,7 +106,8 @@ def _gate_run(
     hooks.log(f"parity: {parity_result.status.value}" + (" (from CI)" if given else ""))
     if parity_result.status is not ParityStatus.PASSED:
         failed = decide.parity_failure_decision(parity_result)
-        return _report(opts, s, failed, None, parity_result, None, changes)
+        notes = (*_stragglers(killed_before), *changes)
+        return _report(opts, s, failed, None, parity_result, None, notes)
     hooks.register_machine(machine_name)
     noise, noise_note = context.usable_noise_file(
         found, machine_name, fp_start.to_dict(), config.min_samples
@@ -121,7 +126,7 @@ def _gate_run(
         analysis.rows, analysis.variants, config,
         parity=parity_result, parity_required=True, environment=environment,
     )  # fmt: skip
-    notes = (*_notes(s, measured, noise_note, plan), *changes)
+    notes = (*_notes(s, measured, noise_note, plan), *_stragglers(killed_before), *changes)
     return _report(opts, s, decision, analysis, parity_result, environment, notes)
 
 
@@ -146,6 +151,18 @@ def _parity_note(opts: GateOptions, s: GateSettings) -> str:
     return (
         f"parity: taken from {opts.parity_result}, CI's run at this head ({s.head[:12]}); "
         "not re-run on this machine"
+    )
+
+
+def _stragglers(killed_before: int) -> tuple[str, ...]:
+    """A note naming the processes the head's code left running (killed, suspicious)."""
+    killed = containment.killed()[killed_before:]
+    if not killed:
+        return ()
+    shown = ", ".join(str(s) for s in killed[:10]) + (", ..." if len(killed) > 10 else "")
+    return (
+        f"contained: {len(killed)} process(es) still running after the command that started "
+        f"them had returned were killed before this report was written (suspicious): {shown}",
     )
 
 

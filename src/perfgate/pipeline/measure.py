@@ -362,21 +362,23 @@ def measured_from(logs: Logs, units: Mapping[str, str], config: GateConfig) -> M
     def measured(log: RoundLog) -> tuple[dict[CaseKey, Measurement], dict[CaseKey, Measurement]]:
         return rounds.with_units(rounds.measurements(log), units)
 
-    def variants(log: RoundLog, side: str = "head") -> dict[CaseKey, Measurement]:
-        aligned = rounds.variant_aligned(log, config.baselines)
-        return rounds.with_unit(rounds.side_measurements(aligned, side), units)
+    def variants(log: RoundLog) -> tuple[dict[CaseKey, Measurement], ...]:
+        sides = rounds.variant_sides(log, config.baselines)
+        return tuple(rounds.with_unit(side, units) for side in sides)
 
     main, confirm_log = logs.main, logs.confirm
     base_m, head_m = measured(main)
     confirm = measured(confirm_log) if confirm_log is not None else None
+    base_variants, head_variants = variants(main)
+    confirm_variants = variants(confirm_log) if confirm_log is not None else (None, None)
     return Measured(
         base=base_m,
         head=head_m,
-        head_variants=variants(main),
-        base_variants=variants(main, "base"),
+        head_variants=head_variants,
+        base_variants=base_variants,
         confirm=confirm,
-        confirm_head_variants=variants(confirm_log) if confirm_log is not None else None,
-        confirm_base_variants=variants(confirm_log, "base") if confirm_log is not None else None,
+        confirm_head_variants=confirm_variants[1],
+        confirm_base_variants=confirm_variants[0],
         main_rounds=len(main.rounds),
         confirm_rounds=len(confirm_log.rounds) if confirm_log else 0,
         extra_rounds=logs.extra_rounds,

@@ -62,6 +62,7 @@ class MergeOptions:
     report_dir: Path = Path("reports/gate")
     repo: Path = Path(".")
     config: Path | None = None
+    digest_output: Path | None = None  # a CI step-output file: gets report-digest=sha256:...
 
 
 def run(
@@ -82,10 +83,13 @@ def run(
         report = _error_report(opts, f"internal error: {type(exc).__name__}: {exc}")
     markdown = redact_env(render.render_markdown(report), os.environ)
     try:
-        publish.replace_reports(opts.report_dir, report, markdown)
+        digest = publish.replace_reports(opts.report_dir, report, markdown)
+        if opts.digest_output is not None:
+            publish.record_digest(opts.digest_output, digest)
     except (UserError, OSError) as exc:
         log(f"perfgate merge: error: cannot write the report to {opts.report_dir}: {exc}")
         return GateVerdict.ERROR.exit_code
+    log(f"perfgate merge: report digest {digest}")
     write(markdown)
     return report.decision.exit_code
 

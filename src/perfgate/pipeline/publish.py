@@ -41,24 +41,36 @@ LOG = logging.getLogger(__name__)
 REGRESSION = GateVerdict.REGRESSION.json_name
 
 
-def write_reports(folder: Path, report: render.Report, markdown: str) -> None:
-    """Write report.md, report.html and verdict.json as new files, redacted."""
+def write_reports(folder: Path, report: render.Report, markdown: str) -> str:
+    """Write report.md, report.html and verdict.json as new files, redacted; return the
+    report digest (`perfgate.formats.report_files`)."""
     redactor = Redactor.from_env(os.environ)
     html = redactor.text(render.render_html(report))
     verdict = redactor.value(render.verdict_json(report))
-    report_files.write_reports(folder, redactor.text(markdown), html, verdict)
+    return report_files.write_reports(folder, redactor.text(markdown), html, verdict)
 
 
-def replace_reports(folder: Path, report: render.Report, markdown: str) -> None:
-    """Move an earlier report to ``previous/<time>/``, then write this one."""
+def replace_reports(folder: Path, report: render.Report, markdown: str) -> str:
+    """Move an earlier report to ``previous/<time>/``, then write this one; its digest."""
     report_files.archive_previous(folder)
-    write_reports(folder, report, markdown)
+    return write_reports(folder, report, markdown)
 
 
-def _load(report_dir: Path, sha: str | None, redactor: Redactor) -> ReportFiles | None:
-    """The report, or None (logged) when it cannot be read: then an error is posted."""
+def record_digest(path: Path, digest: str) -> None:
+    """Append ``report-digest=<digest>`` to ``path``, a CI step-output file (GitHub's
+    ``$GITHUB_OUTPUT``: ``name=value`` lines), so that a later job can check the files it
+    is given against what the gate wrote, whatever happened to them on disk since."""
+    with path.open("a", encoding="utf-8") as out:
+        out.write(f"report-digest={digest}\n")
+
+
+def _load(
+    report_dir: Path, sha: str | None, redactor: Redactor, digest: str | None = None
+) -> ReportFiles | None:
+    """The report, or None (logged) when it cannot be read or is not the one the gate wrote
+    (``digest``): then an error is posted."""
     try:
-        return report_files.read_report(report_dir, expect_head=sha)
+        return report_files.read_report(report_dir, expect_head=sha, expect_digest=digest)
     except ValueError as exc:
         LOG.error("perfgate post: %s", redactor.text(str(exc)))
         return None
@@ -99,13 +111,17 @@ def post_report(
     sleep: Callable[[float], None] = time.sleep,
     out: TextIO | None = None,
     accept: AcceptOptions | None = None,
+    expect_digest: str | None = None,
 ) -> int:
-    """Post the report in ``report_dir``; 0 posted, 3 not (see ``perfgate post``)."""
+    """Post the report in ``report_dir``; 0 posted, 3 not (see ``perfgate post``).
+
+    ``expect_digest``: the gate's report digest; other files are posted as an error.
+    """
     env = os.environ if env is None else env
     out = sys.stdout if out is None else out
     sha = sha or env.get("GITHUB_SHA") or None
     redactor = Redactor.from_env(env, (env.get("GITHUB_TOKEN", ""),))
-    report = _redacted(_load(report_dir, sha, redactor), redactor)
+    report = _redacted(_load(report_dir, sha, redactor, expect_digest), redactor)
     report_url = redactor.text(report_url) if report_url else report_url
     state, summary, body = _planned_post(report, report_url)
     if dry_run:

@@ -115,6 +115,28 @@ def variant_aligned(log: RoundLog, pairs: Sequence[BaselinePair]) -> RoundLog:
     return RoundLog(log.phase, rounds)
 
 
+def variant_sides(
+    log: RoundLog, pairs: Sequence[BaselinePair]
+) -> tuple[dict[CaseKey, Measurement], dict[CaseKey, Measurement]]:
+    """(base, head) measurements of every case for variant vs baseline statistics: each side
+    with its rounds as they ran, after `variant_aligned` (the gate's variant rows and
+    ``perfgate compare``'s alike)."""
+    aligned = variant_aligned(log, pairs)
+    return side_measurements(aligned, "base"), side_measurements(aligned, "head")
+
+
+def one_round(
+    base: Mapping[CaseKey, Measurement], head: Mapping[CaseKey, Measurement], phase: str = "main"
+) -> RoundLog:
+    """Stored results of two commits as a log of one round: each commit's result is one asv
+    run (its samples; ``None`` for a failed case), so no round pairs with another."""
+
+    def samples(side: Mapping[CaseKey, Measurement]) -> dict[CaseKey, Samples]:
+        return {k: None if m.failed else m.samples for k, m in side.items()}
+
+    return RoundLog(phase, [Round(0, phase, ("base", "head"), samples(base), samples(head))])
+
+
 def _partnerless(
     present: Mapping[CaseKey, Samples], pairs: Sequence[BaselinePair]
 ) -> set[CaseKey]:

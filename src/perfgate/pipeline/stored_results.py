@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +17,14 @@ from perfgate.formats.benchmarks_json import read_benchmarks
 from perfgate.formats.noise import read_noise_floors
 from perfgate.formats.parity_result import read_parity
 from perfgate.machine import codegen_environment
-from perfgate.model import CaseKey, EnvironmentCheck, Measurement, ParityResult
-from perfgate.pipeline import decide, render
+from perfgate.model import (
+    CaseKey,
+    EnvironmentCheck,
+    Measurement,
+    ParityResult,
+    VariantComparison,
+)
+from perfgate.pipeline import decide, render, rounds
 from perfgate.pipeline.compare.compile_times import compile_times
 from perfgate.pipeline.compare.efficiency import compare_efficiency
 from perfgate.pipeline.compare.measurements import (
@@ -28,6 +34,7 @@ from perfgate.pipeline.compare.measurements import (
 )
 from perfgate.pipeline.compare.runs import compare_runs, compare_variants
 from perfgate.pipeline.compare.scaling import scaling_rows
+from perfgate.pipeline.rounds import RoundLog
 
 Measurements = Mapping[CaseKey, Measurement]
 #: Option name -> the ``perfgate compare`` flag that sets it (for the reproducing command).
@@ -87,14 +94,13 @@ class Inputs:
     loaded: Loaded
     confirm: Loaded | None
     paired: tuple[Measurements, Measurements] | None
+    variant_rounds: RoundLog
     noise: dict[CaseKey, float]
     parity: ParityResult | None
 
 
-def _paired(
-    path: str | None, loaded: Loaded, bench: str | None
-) -> tuple[Measurements, Measurements] | None:
-    """Paired rounds from a perfgate sample file, checked to be of the same two commits."""
+def _sample_run(path: str | None, loaded: Loaded) -> samples.SampleRun | None:
+    """A perfgate sample file, checked to be of the same two commits."""
     if path is None:
         return None
     sample_run = samples.read_samples(path)
@@ -102,8 +108,31 @@ def _paired(
         recorded = getattr(sample_run, side)
         if not asv_results.same_commit(recorded, sha):
             raise UserError(f"{path}: {side} is {recorded!r}, not {sha}")
+    return sample_run
+
+
+def _paired(
+    sample_run: samples.SampleRun | None, bench: str | None
+) -> tuple[Measurements, Measurements] | None:
+    """Paired rounds of every case from a perfgate sample file."""
+    if sample_run is None:
+        return None
     base, head = measurements_from_samples(sample_run)
     return select(base, bench), select(head, bench)
+
+
+def _variant_rounds(
+    sample_run: samples.SampleRun | None, loaded: Loaded, bench: str | None
+) -> RoundLog:
+    """The rounds the variant vs baseline rows relative to base pair up: the sample file's
+    (as the gate ran them), else the stored results as one round of each commit."""
+    if sample_run is None:
+        return rounds.one_round(loaded.base_m, loaded.head_m)
+    kept = [
+        replace(r, base=select(r.base, bench), head=select(r.head, bench))
+        for r in sample_run.rounds
+    ]
+    return RoundLog("main", kept)
 
 
 def compare_config(config_path: str | None, *, defaults: bool) -> GateConfig:
@@ -168,12 +197,14 @@ def read_inputs(results_dir: str, base: str, head: str, opts: Mapping[str, str |
         confirm = _load(confirm_dir, resolve_machine(confirm_dir, machine), base, head, env, bench)
         check_confirmation(confirm_dir, loaded, confirm, config.fingerprint_ignore)
     noise_path = opts.get("noise")
+    sample_run = _sample_run(opts.get("samples"), loaded)
     return Inputs(
         config=config,
         machine=machine,
         loaded=loaded,
         confirm=confirm,
-        paired=_paired(opts.get("samples"), loaded, bench),
+        paired=_paired(sample_run, bench),
+        variant_rounds=_variant_rounds(sample_run, loaded, bench),
         noise=read_noise_floors(noise_path) if noise_path else {},
         parity=read_parity(opts.get("parity"), head=loaded.head.commit_hash),
     )
@@ -217,6 +248,12 @@ def build_report(inputs: Inputs, command: str) -> render.Report:
         cfg,
         noise_floors=inputs.noise,
         confirmation_head=confirm.head_m if confirm else None,
+        sides=rounds.variant_sides(inputs.variant_rounds, cfg.baselines),
+        confirmation_sides=(
+            rounds.variant_sides(rounds.one_round(confirm.base_m, confirm.head_m), cfg.baselines)
+            if confirm
+            else None
+        ),
     )
     scaling, variant_scaling = scaling_rows(loaded.base_m, loaded.head_m, cfg)
     environment = EnvironmentCheck(
@@ -239,5 +276,17 @@ def build_report(inputs: Inputs, command: str) -> render.Report:
         compile_rows=compile_times(loaded.base_m, loaded.head_m, cfg),
         parity=inputs.parity,
         environment=environment,
-        notes=(f"configuration: {cfg.source}",),
+        notes=(f"configuration: {cfg.source}", *_variant_notes(inputs, variants)),
+    )
+
+
+def _variant_notes(inputs: Inputs, variants: list[VariantComparison]) -> tuple[str, ...]:
+    """Where the rows of the variants relative to base got their rounds from."""
+    if not any(v.relative is not None for v in variants):
+        return ()
+    if inputs.paired is not None:
+        return ("variant vs baseline, change from base: the rounds of the sample file",)
+    return (
+        "variant vs baseline, change from base: stored results hold one run per commit, "
+        "too few rounds to decide a change (--samples gives the gate's paired rounds)",
     )

@@ -2,7 +2,9 @@
 
 Stored asv-style results are generated (fixed seeds) in the shape of the seed's tables: G1
 walk assembled 1.2-2.5x slower than handwritten at N 16k-262k, Motion assembled faster from
-N = 32k. The head-vs-base comparison is clean; the variant-vs-baseline policy must block.
+N = 32k. As in the pull request, the assembled path is new at head, so the variant is held to
+its absolute bar there. The head-vs-base comparison is clean; the variant-vs-baseline policy
+must block.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ REFERENCE = Path(__file__).parent.parent / "data" / "pyproject-perfgate.toml"
 @pytest.fixture(scope="module")
 def review(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str, dict[str, object]]:
     tmp = tmp_path_factory.mktemp("pr929")
-    f.build_tree(tmp / "results", [f.HOT], f.upstream_median, seed=929)
-    f.build_tree(tmp / "confirm", [f.HOT], f.upstream_median, seed=930)
+    new = f.new_at_head_in_upstream
+    f.build_tree(tmp / "results", [f.HOT], f.upstream_median, seed=929, absent=new)
+    f.build_tree(tmp / "confirm", [f.HOT], f.upstream_median, seed=930, absent=new)
     out = tmp / "report"
     argv = ["compare", str(tmp / "results"), "--base", f.BASE_SHA, "--head", f.HEAD_SHA]
     argv += ["--config", str(REFERENCE), "--confirm-results", str(tmp / "confirm")]
@@ -33,10 +36,15 @@ def review(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str, dict[str
 def test_verdict_is_blocked_by_the_variant_policy(
     review: tuple[int, str, dict[str, object]],
 ) -> None:
-    """Overall REGRESSION (exit 1) although head vs base changed nothing."""
+    """Overall REGRESSION (exit 1) although head vs base changed nothing else: the new
+    assembled path misses its absolute bar."""
     code, md, verdict = review
     assert code == 1 and verdict["verdict"] == "regression"
-    assert all(c["verdict"] == "unchanged" for c in verdict["cases"])  # type: ignore[index, union-attr]
+    cases = verdict["cases"]
+    old = [c["verdict"] for c in cases if c["params"]["path"] != "assembled"]  # type: ignore[index, union-attr]
+    new = [c["verdict"] for c in cases if c["params"]["path"] == "assembled"]  # type: ignore[index, union-attr]
+    assert old and all(v == "unchanged" for v in old)
+    assert len(new) == 2 * len(f.SIZES) and all(v == "new" for v in new)
     assert md.splitlines()[1].startswith("### ❌ perfgate REGRESSION")
 
 

@@ -334,3 +334,33 @@ def test_dry_run_prints_and_touches_no_network(server: FakeServer, tmp_path: Pat
     assert f"status on {SHA}: perfgate = failure" in text
     assert MARKER in text and "g1_walk.hot" in text
     assert server.fake.requests == []
+
+
+def _digest(report_dir: Path) -> str:
+    from perfgate.formats.report_files import report_digest
+
+    (report_dir / "report.html").write_text("<html></html>", encoding="utf-8")
+    names = ("report.md", "report.html", "verdict.json")
+    return report_digest({n: (report_dir / n).read_bytes() for n in names})
+
+
+def test_report_files_changed_after_the_gate_are_not_posted(
+    server: FakeServer, tmp_path: Path
+) -> None:
+    """--expect-digest: a verdict rewritten after the gate (by a process the benchmarks left
+    behind, between the gate and the upload) posts an error, never the forged pass; the
+    files the gate wrote post as usual, and a missing digest (no report) is an error."""
+    report_dir = write_report(tmp_path / "r", "regression", 1)
+    digest = _digest(report_dir)
+    genuine = (report_dir / "verdict.json").read_text()
+    write_report(report_dir, "pass", 0, "## forged: all fine")
+    assert post(server, report_dir, sha=SHA, expect_digest=digest) == 3
+    (comment,) = server.fake.comments.values()
+    assert "forged" not in comment["body"] and "could not be read" in comment["body"]
+    assert [s["state"] for s in server.fake.statuses] == ["error"]
+    write_report(report_dir, "regression", 1)
+    assert (report_dir / "verdict.json").read_text() == genuine
+    assert post(server, report_dir, sha=SHA, expect_digest=digest) == 0
+    assert [s["state"] for s in server.fake.statuses][-1] == "failure"
+    assert post(server, report_dir, sha=SHA, expect_digest="") == 3
+    assert [s["state"] for s in server.fake.statuses][-1] == "error"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 from pathlib import Path
@@ -10,7 +11,7 @@ import pytest
 from gate_fakes import CASES, FakeSides, commit_speed, fingerprint, hooks, make_repo
 
 from perfgate import cli
-from perfgate.formats.report_files import read_report
+from perfgate.formats.report_files import check_digest, read_report
 from perfgate.formats.samples import read_samples
 from perfgate.pipeline import gate
 from perfgate.pipeline.context import GateOptions
@@ -387,3 +388,56 @@ def test_every_run_measures_fresh_exports_and_deletes_them(tmp_path: Path) -> No
     assert _run(repo, "HEAD", "HEAD") == 0
     runs = list((repo / ".perfgate" / "runs").iterdir())
     assert len(runs) == 1 and not (runs[0] / "exports").exists()
+
+
+#: A parity command of the head that detaches a sleeper (double fork, setsid) which, once
+#: the gate has finished, would rewrite its verdict.
+DETACHED_REWRITER = """
+import os, sys, time
+target = sys.argv[1]
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):  # let go of the output: the gate does not wait for it
+            os.dup2(null, fd)
+        time.sleep(2.0)
+        with open(target, "w") as f:
+            f.write('{"verdict": "pass", "exit_code": 0, "summary": "forged"}')
+        os._exit(0)
+    os._exit(0)
+os.wait()
+"""
+
+
+def test_code_of_the_head_cannot_rewrite_the_report_after_the_gate(tmp_path: Path) -> None:
+    """A detached process started by the head's parity command is killed before the report
+    is written, and the report says so; the verdict file stays the gate's."""
+    import time
+
+    script = tmp_path / "rewriter.py"
+    script.write_text(DETACHED_REWRITER)
+    target = tmp_path / "repo" / "out" / "verdict.json"
+    repo = make_repo(tmp_path, make_repo_config(f'["{{python}}", "{script}", "{target}"]'))
+    assert _run(repo, "HEAD", "HEAD") == 0
+    written = target.read_text()
+    assert "contained: 1 process(es)" in (repo / "out" / "report.md").read_text()
+    time.sleep(3.0)  # past the moment the sleeper would have rewritten the verdict
+    assert target.read_text() == written
+
+
+def test_the_report_digest_is_logged_and_recorded_for_the_post_job(tmp_path: Path) -> None:
+    """--digest-output gets report-digest=sha256:... of the files as written (appended, as
+    GitHub's step-output file takes it); the log shows it too."""
+    repo = make_repo(tmp_path)
+    output = tmp_path / "github_output"
+    output.write_text("earlier=1\n")
+    out: list[str] = []
+    logged: list[str] = []
+    run_hooks = dataclasses.replace(hooks(FakeSides(), out), log=logged.append)
+    assert gate.run(_opts(repo, "HEAD", "HEAD", digest_output=output), run_hooks) == 0
+    lines = output.read_text().splitlines()
+    assert lines[0] == "earlier=1" and lines[1].startswith("report-digest=sha256:")
+    digest = lines[1].removeprefix("report-digest=")
+    check_digest(repo / "out", digest)
+    assert any(digest in line for line in logged)

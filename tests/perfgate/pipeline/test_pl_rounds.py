@@ -11,8 +11,10 @@ from perfgate.pipeline.rounds import (
     RoundLog,
     head_measurements,
     measurements,
+    one_round,
     round_order,
     variant_aligned,
+    variant_sides,
     with_units,
 )
 from perfgate.verdict import CaseVerdict
@@ -162,3 +164,34 @@ def test_measurements_from_the_log_equal_those_of_its_sample_document() -> None:
     assert {k: base[k] for k in paired} == from_doc[0]
     assert {k: head[k] for k in paired} == from_doc[1]
     assert list(from_doc[0]) == [k for k in base if k in paired]
+
+
+def test_a_sample_document_gives_back_the_rounds_the_variant_rows_pair() -> None:
+    """``perfgate compare --samples`` pairs variant and baseline round by round like the
+    gate: the rounds read back from a sample document give the gate's variant sides."""
+    pair = BaselinePair("path", "assembled", "handwritten")
+    log = RoundLog("main")
+    for i in range(4):
+        head = {B: (2.0 + i,)} | ({NEW: (1.0 + i,)} if i != 2 else {})
+        base = {B: (2.5,), NEW: (1.5,)}
+        log.rounds.append(Round(i, "main", round_order(i), base, head))
+    log.rounds[2] = Round(2, "main", round_order(2), {B: (2.5,)}, {B: (4.0,)})
+    doc = samples_document(log.rounds, "b" * 40, "h" * 40, {}, "now", True)
+    read = RoundLog("main", list(parse_samples(doc).rounds))
+    assert [r.order for r in read.rounds] == [r.order for r in log.rounds]
+    assert variant_sides(read, [pair]) == variant_sides(log, [pair])
+    base, head = variant_sides(read, [pair])
+    assert head[NEW].n == head[B].n == 3 and base[B].n == 3  # round 2 had no variant
+
+
+def test_stored_results_are_one_round_of_each_commit() -> None:
+    """A stored asv result per commit is one run: one round, a failed case as None."""
+    from perfgate.model import Measurement
+
+    base = {A: Measurement(A, (1.0, 1.1)), B: Measurement(B, (), failed=True)}
+    head = {A: Measurement(A, (1.2,))}
+    log = one_round(base, head)
+    assert len(log.rounds) == 1
+    assert log.rounds[0].base == {A: (1.0, 1.1), B: None} and log.rounds[0].head == {A: (1.2,)}
+    b, h = measurements(log)
+    assert b[A].rounds == ((1.0, 1.1),) and h[A].rounds == ((1.2,),)

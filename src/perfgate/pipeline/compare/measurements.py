@@ -5,10 +5,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
 from perfgate.formats.asv_results import CaseState, ResultSet
 from perfgate.formats.samples import SampleRun
 from perfgate.model import CaseKey, Measurement, Samples
+
+_V = TypeVar("_V")
 
 
 def measurements_from_results(results: ResultSet) -> dict[CaseKey, Measurement]:
@@ -64,10 +67,9 @@ def measurements_from_samples(
     return base, head
 
 
-def select(
-    measurements: Mapping[CaseKey, Measurement], pattern: str | None
-) -> dict[CaseKey, Measurement]:
-    """Keep the cases whose benchmark name matches *pattern* (``re.search``); None keeps all."""
+def select(measurements: Mapping[CaseKey, _V], pattern: str | None) -> dict[CaseKey, _V]:
+    """Keep the cases whose benchmark name matches *pattern* (``re.search``); None keeps all
+    (measurements, or the samples of one round)."""
     if not pattern:
         return dict(measurements)
     regex = re.compile(pattern)

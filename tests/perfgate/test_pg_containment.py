@@ -1,0 +1,134 @@
+"""perfgate.containment through run_process: nothing a child starts outlives it.
+
+Code of the pull request runs in the gate's children; a process it detaches (double fork,
+setsid) must not live on to rewrite the report or the run directory after the gate has
+written them, nor hold the child's output open so that the gate hangs.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from perfgate import containment
+from perfgate.process import run_process
+
+pytestmark = pytest.mark.subprocess
+
+ENV = {"PATH": "/usr/bin:/bin"}
+PR_GET_CHILD_SUBREAPER = 37  # linux/prctl.h
+
+#: Double fork with setsid: the grandchild sleeps in a session of its own, then writes.
+DETACH = textwrap.dedent(
+    """
+    import os, sys, time
+    pidfile, target, delay = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            with open(pidfile + ".tmp", "w") as f:
+                f.write(str(os.getpid()))
+            os.rename(pidfile + ".tmp", pidfile)
+            time.sleep(delay)
+            with open(target, "w") as f:
+                f.write("rewritten after the gate")
+            os._exit(0)
+        os._exit(0)
+    os.wait()
+    while not os.path.exists(pidfile):
+        time.sleep(0.01)
+    print("benchmark done")
+    """
+)
+
+
+def _alive(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] not in ("Z", "X")
+
+
+def test_a_detached_sleeper_is_killed_before_run_process_returns(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The double-forked, setsid'd grandchild is dead when run_process returns, and the file
+    it would have written later never appears; the kill is logged as suspicious."""
+    pidfile, target = tmp_path / "sleeper.pid", tmp_path / "verdict.json"
+    cmd = [sys.executable, "-c", DETACH, str(pidfile), str(target), "1.5"]
+    with caplog.at_level(logging.WARNING):
+        outcome = run_process(cmd, tmp_path, ENV, 60.0)
+    assert outcome.returncode == 0 and "benchmark done" in outcome.tail
+    sleeper = int(pidfile.read_text())
+    assert not _alive(sleeper)
+    assert [s.pid for s in outcome.stragglers] == [sleeper]
+    assert sleeper in [s.pid for s in containment.killed()]
+    assert f"pid {sleeper}" in caplog.text and "suspicious" in caplog.text
+    time.sleep(2.5)  # past the moment the sleeper would have written
+    assert not target.exists()
+
+
+def test_a_grandchild_holding_the_output_open_does_not_hang(tmp_path: Path) -> None:
+    """A detached grandchild that keeps the child's stdout and stderr open (and would sleep
+    for a minute) neither delays run_process nor survives it."""
+    script = (
+        "import subprocess, sys; "
+        "p = subprocess.Popen(['sleep', '60'], start_new_session=True); "
+        "print('child', p.pid, flush=True)"
+    )
+    started = time.monotonic()
+    outcome = run_process([sys.executable, "-c", script], tmp_path, ENV, 120.0)
+    assert time.monotonic() - started < 20.0
+    assert outcome.returncode == 0 and not outcome.timed_out
+    grandchild = int(outcome.tail.split()[-1])
+    assert not _alive(grandchild)
+    assert [s.pid for s in outcome.stragglers] == [grandchild]
+
+
+def test_a_time_out_is_still_reported_and_leaves_nothing_running(tmp_path: Path) -> None:
+    """A child that runs past its time-out is killed with its detached descendants, and the
+    outcome says it timed out, with the output it wrote so far."""
+    pidfile, target = tmp_path / "sleeper.pid", tmp_path / "late.txt"
+    script = DETACH.replace(
+        'print("benchmark done")', 'print("started", flush=True)\ntime.sleep(60)'
+    )
+    cmd = [sys.executable, "-c", script, str(pidfile), str(target), "60"]
+    started = time.monotonic()
+    outcome = run_process(cmd, tmp_path, ENV, 3.0)
+    assert time.monotonic() - started < 30.0
+    assert outcome.timed_out and outcome.returncode == -9
+    assert "started" in outcome.tail
+    assert not _alive(int(pidfile.read_text()))
+
+
+def test_the_exit_code_is_kept_and_other_children_are_left_alone(tmp_path: Path) -> None:
+    """Only what the command left behind is killed: a process this one started before is
+    not; the command's own exit code is returned unchanged."""
+    bystander = subprocess.Popen(["sleep", "60"])
+    try:
+        outcome = run_process([sys.executable, "-c", "raise SystemExit(3)"], tmp_path, ENV, 60.0)
+        assert outcome.returncode == 3 and outcome.stragglers == ()
+        assert bystander.poll() is None and _alive(bystander.pid)
+    finally:
+        bystander.kill()
+        bystander.wait()
+
+
+def test_the_gate_becomes_a_child_subreaper_on_linux() -> None:
+    """Orphans of the gate's children are re-parented to the gate, where they can be found
+    (``prctl(PR_GET_CHILD_SUBREAPER)`` reads the flag back)."""
+    assert containment.enable_subreaper() is sys.platform.startswith("linux")
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        flag = ctypes.c_int(0)
+        assert libc.prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(flag), 0, 0, 0) == 0
+        assert flag.value == 1
