@@ -262,6 +262,49 @@ def test_project_config_regexes_name_real_benchmarks() -> None:
     assert not config.is_higher_better("thread_scaling.ThreadScaling.track_best_threads")
 
 
+def _asv_selection_names() -> list[str]:
+    """Every case as asv 0.6 matches ``--bench`` against it: a parameterized benchmark only by
+    ``name(p1, p2)`` (its bare name selects nothing), a plain one by its name."""
+    import itertools
+
+    out = []
+    for cls_name, cls in suite_classes():
+        params = getattr(cls, "params", ())
+        combos = (
+            list(itertools.product(*params))
+            if params and isinstance(params[0], list | tuple)
+            else [(p,) for p in params]
+        )
+        for method in (m for m in vars(cls) if m.startswith(BENCH_PREFIXES)):
+            name = f"{cls_name}.{method}"
+            out += (
+                [
+                    f"{name}({', '.join(repr(v) if isinstance(v, str) else str(v) for v in c)})"
+                    for c in combos
+                ]
+                if params
+                else [name]
+            )
+    return out
+
+
+def test_project_selection_regexes_select_cases_as_asv_matches_them() -> None:
+    """Each regex of gate_bench and quick_bench (handed to asv's --bench) selects at least one
+    case under asv's own matching: '...track_env_steps_per_s$' selected no collector case at
+    all, since asv matches a parameterized benchmark only with its parameters appended."""
+    import re
+
+    from perfgate.config import load_config
+
+    config = load_config(REPO / "pyproject.toml")
+    names = _asv_selection_names()
+    for pattern in (*(config.gate_bench or ()), *(config.quick_bench or ())):
+        assert any(re.search(pattern, n) for n in names), pattern
+    collector_cases = [n for n in names if n.startswith("collector.Collector.track_env_steps")]
+    assert collector_cases
+    assert all(any(re.search(p, n) for p in config.gate_bench or ()) for n in collector_cases)
+
+
 def test_collector_version_names_its_window(monkeypatch: pytest.MonkeyPatch) -> None:
     """Default and full grid measure different windows: their results get different asv
     versions, so one history never mixes them."""

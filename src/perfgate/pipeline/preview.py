@@ -1,25 +1,30 @@
 """``perfgate gate --plan``: the rounds a run would make and its expected minutes, without
 measuring anything.
 
-The cases and their costs come from the newest earlier run in the work folder (its
-``benchmarks.json`` and asv's per-benchmark durations of every round it made); with no
-earlier run, the cases come from the asv results folder's ``benchmarks.json`` and the costs
-are the documented defaults per family (`perfgate.pipeline.plan.DEFAULT_COSTS`). The
+The cases are the ones the run itself would measure: asv discovers the suites of both
+exported commits under the run's own grid (``just-discover``: the runner-derived grid of a
+full gate, the suites' default grid of ``--quick``), so the plan never lists a grid an
+earlier, different run measured. Their costs come from the newest earlier run in the work
+folder (asv's per-benchmark durations of every round it made); a case it did not measure
+gets the documented default of its family (`perfgate.pipeline.plan.DEFAULT_COSTS`). The
 output says which of the two the estimate is based on.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import shutil
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from perfgate.errors import UserError
-from perfgate.formats import asv_conf, asv_results
+from perfgate.config import GateConfig
+from perfgate.formats import asv_results
 from perfgate.formats.benchmarks_json import Suite, case_names, read_benchmarks
 from perfgate.model import CaseKey
 from perfgate.pipeline import context, plan
-from perfgate.pipeline.context import GateOptions
+from perfgate.pipeline.context import GateOptions, Revisions
+from perfgate.pipeline.discover import discovered_names
+from perfgate.pipeline.hooks import Hooks
 
 
 def selected(names: Mapping[CaseKey, str], bench: Sequence[str]) -> list[CaseKey]:
@@ -68,39 +73,46 @@ def _defaults(keys: Iterable[CaseKey]) -> dict[CaseKey, float]:
     return {k: plan.default_cost(k.benchmark) for k in keys}
 
 
-def build_plan(opts: GateOptions) -> plan.Plan:
-    """The plan of ``opts``' run (configuration at the base commit, as the gate reads it)."""
+Lister = Callable[[GateOptions, Revisions, GateConfig], dict[CaseKey, str]]
+"""(options, revisions, configuration) -> case -> asv name of every case the run would see."""
+
+
+def discover_cases(opts: GateOptions, revs: Revisions, config: GateConfig) -> dict[CaseKey, str]:
+    """The cases of both sides as the run would see them: the commits exported into a run
+    folder of their own and asv's ``just-discover`` under the run's grid; the folder is
+    removed afterwards (nothing was measured)."""
+    hooks = Hooks()
+    pin = context.pin_plan(config.pin_threads)
+    fingerprint = hooks.fingerprint(pin)
+    machine_name = opts.machine or context.machine_id(fingerprint)
+    s = context.build_settings(opts, revs, config, pin, machine_name)
+    try:
+        return discovered_names(s, hooks.discover)
+    finally:
+        context.discard_exports(s)
+        shutil.rmtree(s.run_dir, ignore_errors=True)
+
+
+def build_plan(opts: GateOptions, lister: Lister | None = None) -> plan.Plan:
+    """The plan of ``opts``' run (configuration at the base commit, as the gate reads it):
+    the cases ``lister`` finds (default: `discover_cases`), costed from the newest run."""
     revs = context.resolve_revisions(opts)
     config = context.load_gate_config(opts, revs)
     bench = context.selection(opts, config)
     budget_s = context.budget_seconds(opts, config)
+    keys = selected((lister or discover_cases)(opts, revs, config), bench)
     work = opts.work_dir or revs.repo / context.WORK_DIR
     run = newest_run(work)
-    if run is not None:
-        names, costs = stored_costs(run)
-        keys = selected(names, bench)
-        known = {k: costs[k] for k in keys if k in costs}
-        missing = [k for k in keys if k not in costs]
+    costs = stored_costs(run)[1] if run is not None else {}
+    known = {k: costs[k] for k in keys if k in costs}
+    missing = [k for k in keys if k not in costs]
+    if run is None:
+        basis = f"documented defaults per family (no earlier run in {work / 'runs'})"
+    else:
         basis = f"costs measured by the run {run.name} ({len(known)} case(s))"
         if missing:
             basis += f"; documented defaults per family for {len(missing)} case(s) it lacks"
-        return plan.plan_rounds({**known, **_defaults(missing)}, config, budget_s, basis)
-    results = _results_dir(revs.repo)
-    try:
-        names = case_names(read_benchmarks(results))
-    except UserError as exc:
-        raise UserError(
-            f"--plan: no earlier run in {work / 'runs'} and no asv benchmarks.json to list "
-            f"the cases ({exc}); run the gate (or asv) once"
-        ) from None
-    keys = selected(names, bench)
-    basis = f"documented defaults per family (no earlier run in {work / 'runs'})"
-    return plan.plan_rounds(_defaults(keys), config, budget_s, basis)
-
-
-def _results_dir(repo: Path) -> Path:
-    conf = asv_conf.read_asv_conf(repo / "asv.conf.json")
-    return repo / str(conf.get("results_dir", ".asv/results"))
+    return plan.plan_rounds({**known, **_defaults(missing)}, config, budget_s, basis)
 
 
 def render_text(p: plan.Plan) -> str:

@@ -10,6 +10,8 @@ from gate_fakes import make_repo
 from pg_results_factory import Bench, write_benchmarks_json, write_machine_json, write_result
 
 from perfgate import cli
+from perfgate.formats.benchmarks_json import case_names, read_benchmarks
+from perfgate.pipeline import preview
 
 pytestmark = pytest.mark.subprocess
 
@@ -34,6 +36,18 @@ def _round(folder: Path, durations: dict[str, float]) -> None:
     path.write_text(json.dumps(data))
 
 
+@pytest.fixture
+def discovered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """asv's discovery of the run's suites replaced: the cases of the benchmarks.json written
+    into the returned folder (by default HOT and COMPILE)."""
+    folder = tmp_path / "discovered"
+    write_benchmarks_json(folder, [HOT, COMPILE])
+    monkeypatch.setattr(
+        preview, "discover_cases", lambda *_args: case_names(read_benchmarks(folder))
+    )
+    return folder
+
+
 def _plan(repo: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> dict:
     argv = ["gate", "--base", "HEAD", "--head", "HEAD", "--repo", str(repo), "--plan", *extra]
     assert cli.main(argv) == 0
@@ -41,7 +55,7 @@ def _plan(repo: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> dict:
 
 
 def test_plan_from_the_costs_of_the_last_run(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], discovered: Path
 ) -> None:
     """Stored asv durations give the costs; a tight budget names the short cases."""
     repo = make_repo(tmp_path, CONFIG)
@@ -66,21 +80,42 @@ def test_plan_from_the_costs_of_the_last_run(
 
 
 def test_plan_without_an_earlier_run_uses_documented_defaults(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], discovered: Path
 ) -> None:
-    """No run yet: cases from asv's benchmarks.json, costs from the defaults per family."""
+    """No run yet: the discovered cases, costs from the defaults per family."""
     repo = make_repo(tmp_path, CONFIG)
-    write_benchmarks_json(repo / ".asv" / "results", [HOT, COMPILE])
     doc = _plan(repo, capsys, "--json")
     assert doc["basis"].startswith("documented defaults per family")
     assert {c["cost_s"] for c in doc["cases"]} == {8.0, 20.0}
 
 
-def test_plan_with_nothing_to_list_is_a_clear_error(
+def test_plan_lists_the_cases_this_run_would_measure_not_the_last_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], discovered: Path
+) -> None:
+    """The last run measured another grid (n=1, 2 and a compile case); this run's suites
+    (as discovered under its grid) hold n=1, 2, 3: n=3 is costed by its family's default and
+    the compile case, not in this run, is not planned."""
+    repo = make_repo(tmp_path, CONFIG)
+    run = repo / ".perfgate" / "runs" / "20260101T000000000000Z-aaaaaaaa-aaaaaaaa"
+    for side in ("base", "head"):
+        _round(run / f"main-r000-{side}", {HOT.name: 4.0, COMPILE.name: 30.0})
+    write_benchmarks_json(discovered, [Bench("hot_slice.H.time_x", ("n",), ((1, 2, 3),))])
+    doc = _plan(repo, capsys, "--json")
+    cases = {c["case"]: c["cost_s"] for c in doc["cases"]}
+    assert cases == {
+        "hot_slice.H.time_x(n=1)": 4.0,
+        "hot_slice.H.time_x(n=2)": 4.0,
+        "hot_slice.H.time_x(n=3)": 8.0,
+    }
+    assert "defaults per family for 1 case(s) it lacks" in doc["basis"]
+
+
+def test_plan_whose_suites_cannot_be_discovered_is_a_clear_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """No run and no benchmarks.json: exit 3 naming what is missing."""
+    """No asv project to discover the suites with: exit 3 naming what is missing."""
     repo = make_repo(tmp_path, CONFIG)
+    (repo / "asv.conf.json").unlink(missing_ok=True)
     argv = ["gate", "--base", "HEAD", "--head", "HEAD", "--repo", str(repo), "--plan"]
     assert cli.main(argv) == 3
-    assert "run the gate (or asv) once" in capsys.readouterr().err
+    assert "asv.conf.json" in capsys.readouterr().err
