@@ -167,6 +167,7 @@ TRIAGED = {
     ("self-hosted-runner", "perf-gate.yml", "bench"),
     ("self-hosted-runner", "perf-gate-fork.yml", "bench"),
     ("self-hosted-runner", "perf-history.yml", "bench"),
+    ("self-hosted-runner", "perf-history.yml", "confirm"),
     ("self-hosted-runner", "perf-history.yml", "calibrate"),
 }
 
@@ -415,7 +416,7 @@ def test_fetch_pr_head_script(tmp_path: Path) -> None:
 def test_perf_history_watches_after_the_append() -> None:
     jobs = yaml.safe_load((WORKFLOWS / "perf-history.yml").read_text())["jobs"]
     watch = jobs["watch"]
-    assert watch["needs"] == "bench" and watch["permissions"] == {
+    assert watch["needs"] == ["bench", "confirm"] and watch["permissions"] == {
         "contents": "write",
         "issues": "write",
     }
@@ -425,3 +426,16 @@ def test_perf_history_watches_after_the_append() -> None:
     # alerts only when the repository variable enables them; a dry run otherwise
     assert "mode=(--dry-run)" in run and "${{" not in run
     assert watch["env"]["ALERTS"] == "${{ vars.PERFGATE_WATCH_ALERTS }}"
+
+
+def test_perf_history_confirms_on_each_pinned_runner_before_the_alerts() -> None:
+    jobs = yaml.safe_load((WORKFLOWS / "perf-history.yml").read_text())["jobs"]
+    confirm, bench = jobs["confirm"], jobs["bench"]
+    assert confirm["needs"] == "bench" and confirm["runs-on"] == bench["runs-on"]
+    assert confirm["strategy"]["matrix"] == bench["strategy"]["matrix"]
+    assert confirm["concurrency"] == bench["concurrency"]  # the machine's one queue
+    assert confirm["permissions"] == {"contents": "write"}  # no issues: the watch job alerts
+    (run,) = [str(s["run"]) for s in confirm["steps"] if "perfgate.cli watch" in str(s.get("run"))]
+    assert run.index("history export") < run.index("perfgate.cli watch")
+    assert '--bisect --machine "$MACHINE" --no-alerts' in run and "${{" not in run
+    assert "mode=(--dry-run)" in run

@@ -5,7 +5,7 @@
                    [--alert-suspected] [--dry-run] [--json]
                    [--dashboard-url URL] [--issue-author LOGIN]
                    [--confirm | --bisect] [--machine NAME] [--budget-minutes M]
-                   [--max-steps N] [--work-dir DIR]
+                   [--max-steps N] [--work-dir DIR] [--no-alerts]
 
 Reads an asv results directory (``perfgate history export`` writes one from the
 ``perf-results`` branch), orders its commits by ``--ref``'s first-parent history, finds the
@@ -22,7 +22,8 @@ the middle commit) to the first commit stably worse than A, and names it and its
 request (bisected). The run spends at most ``--budget-minutes`` (``watch_budget_minutes``)
 and ``--max-steps`` probes per change (``watch_max_steps``); a bisection stopped by the budget
 or by an undecided probe stays confirmed with the range narrowed so far, and the next run
-continues from it. Run it on the pinned runner of that machine.
+continues from it. Run it on the pinned runner of that machine; ``--no-alerts`` records the
+results and posts nothing, for a workflow whose alerts come from one job after every machine's.
 
 Regressions are alerted once confirmed or bisected (``--alert-suspected``: already when
 suspected); an issue is updated, never duplicated, and closed when a later change recovers
@@ -119,6 +120,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         budget_minutes=args.budget_minutes,
         max_steps=args.max_steps,
         work_dir=args.work_dir,
+        alerts=not args.no_alerts,
     )
     try:
         return watch(options)

@@ -62,6 +62,7 @@ class WatchOptions:
     budget_minutes: float | None = None  # default: watch_budget_minutes
     max_steps: int | None = None  # default: watch_max_steps
     work_dir: Path | None = None  # the probes' gate runs (default: <repo>/.perfgate)
+    alerts: bool = True  # False: record the state, post no issue (another job alerts)
 
 
 ProberFactory = Callable[[GateConfig], Prober]
@@ -92,19 +93,29 @@ def watch(
         prober = (prober_factory or _gate_prober(options))(config)
         plan = _follow_up_plan(options, config, prober, history[::-1])
         analysis = _follow_up(options, analysis, plan)
+    actions, analysis = _alert(options, env, analysis, api_factory)
+    if options.use_state and not options.dry_run and analysis.snapshots:
+        record_state(options.repo, options.remote, options.branch, analysis.snapshots, _now())
+    _print(analysis, actions, options, out)
+    return 0
+
+
+def _alert(
+    options: WatchOptions,
+    env: Mapping[str, str],
+    analysis: Analysis,
+    api_factory: Callable[[], IssuesApi] | None,
+) -> tuple[list[tuple[WatchedChange, Action]], Analysis]:
+    """The issues of the run (none with ``--no-alerts``: another job posts them)."""
+    if not options.alerts:
+        return [], analysis
     units = {name: info.unit for name, info in read_benchmarks(options.results).items()}
     alerter = Alerter(
         None if options.dry_run else (api_factory or (lambda: issues_from_env(env))),
         _links(env, options.dashboard_url),
         options.issue_author or env.get("PERFGATE_COMMENT_AUTHOR") or DEFAULT_COMMENT_AUTHOR,
     )
-    actions, analysis = alert(
-        analysis, alerter, options.alert_suspected, lambda b: units.get(b, "")
-    )
-    if options.use_state and not options.dry_run and analysis.snapshots:
-        record_state(options.repo, options.remote, options.branch, analysis.snapshots, _now())
-    _print(analysis, actions, options, out)
-    return 0
+    return alert(analysis, alerter, options.alert_suspected, lambda b: units.get(b, ""))
 
 
 def _gate_prober(options: WatchOptions) -> ProberFactory:

@@ -171,3 +171,21 @@ def test_an_issue_opened_on_suspicion_is_closed_when_the_ab_does_not_confirm(
     assert [i["state"] for i in server.fake.issues.values()] == ["closed"]
     (comment,) = [c for c in server.fake.comments.values() if c["issue"] == 1]
     assert comment["body"].splitlines()[1].startswith("Not confirmed: a paired A/B")
+
+
+def test_the_workflow_split_probes_on_the_runner_then_one_job_alerts(
+    tmp_path: Path, make_server: MakeServer
+) -> None:
+    server, history = make_server(), scripted_history(tmp_path, subject=_subject)
+    history.measure(STORED, slowdown(7))
+    prober = _prober(history, 7)
+    (probed,) = json.loads(_run(history, server, prober, bisect=True, alerts=False, as_json=True))
+    assert (probed["status"], probed["issue"], server.fake.requests) == ("bisected", None, [])
+    assert len(_state_files(history)) == 1
+    (alerted,) = json.loads(_run(history, server, prober, as_json=True))  # the alerting job
+    assert (alerted["status"], alerted["culprit"], alerted["issue"]) == (
+        "bisected",
+        history.commits[6],
+        1,
+    )
+    assert len(prober.calls) == 3 and len(server.fake.issues) == 1
