@@ -439,3 +439,6 @@ def test_perf_history_confirms_on_each_pinned_runner_before_the_alerts() -> None
     assert run.index("history export") < run.index("perfgate.cli watch")
     assert '--bisect --machine "$MACHINE" --no-alerts' in run and "${{" not in run
     assert "mode=(--dry-run)" in run
+    # the stored history carries each commit's samples: the evidence of a short history
+    (suites,) = [str(s["run"]) for s in bench["steps"] if s.get("name") == "Run the suites"]
+    assert "--record-samples" in suites

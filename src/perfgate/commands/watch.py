@@ -96,6 +96,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--work-dir", type=Path, help="the probes' gate runs (default <repo>/.perfgate)"
     )
+    p.add_argument("--no-alerts", action="store_true", help="record the state; post no issue")
     p.set_defaults(func=run_from_args)
 
 
