@@ -90,6 +90,19 @@ def probe_table(change: WatchedChange) -> str:
     return "\n".join(rows)
 
 
+def _bisection_lines(change: WatchedChange, links: Links) -> list[str]:
+    """The culprit and its pull request, or the range a bisection narrowed it to so far."""
+    if change.culprit:
+        pull = f" from pull request #{change.culprit_pr}" if change.culprit_pr else ""
+        return [f"- culprit (bisected): {_commit_link(links, change.culprit)}{pull}"]
+    if change.narrowed_good and change.narrowed_bad:
+        return [
+            f"- narrowed by bisection to {_commit_link(links, change.narrowed_good)}.."
+            f"{_commit_link(links, change.narrowed_bad)} (to be continued)"
+        ]
+    return []
+
+
 def issue_body(change: WatchedChange, series: Series, links: Links, unit: str = "") -> str:
     """The issue body: marker, summary, table, range and links, and the history plot."""
     lines = [
@@ -102,14 +115,7 @@ def issue_body(change: WatchedChange, series: Series, links: Links, unit: str = 
         f"- last good measured commit: {_commit_link(links, change.last_good_commit)}",
         f"- first bad measured commit: {_commit_link(links, change.commit)}",
     ]
-    if change.culprit:
-        pull = f" from pull request #{change.culprit_pr}" if change.culprit_pr else ""
-        lines.append(f"- culprit (bisected): {_commit_link(links, change.culprit)}{pull}")
-    elif change.narrowed_good and change.narrowed_bad:
-        lines.append(
-            f"- narrowed by bisection to {_commit_link(links, change.narrowed_good)}.."
-            f"{_commit_link(links, change.narrowed_bad)} (to be continued)"
-        )
+    lines += _bisection_lines(change, links)
     if links.repository_url:
         compare = f"{links.repository_url}/compare/{change.last_good_commit}...{change.commit}"
         lines.append(f"- commits in the range: [compare]({compare})")
