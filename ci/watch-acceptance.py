@@ -18,7 +18,10 @@ against GitHub's OpenAPI description), with ``--bisect`` measuring on this machi
 
 ``--dry`` checks the plumbing without a paired A/B: the slowdown variant's real measurements
 and ``watch --bisect --dry-run``, which must suspect 4..8 and name the probes it would run.
-Prints every probe (ratio, CI, minutes) and each step's minutes; writes summary.json.
+Prints every probe (ratio, CI, minutes) and each step's minutes; writes summary.json. The stored
+results are one asv run per commit, as on the runners: on a loaded machine their drift between
+runs (several %) can hide the recovery at 12 or add improvements (recorded, never alerted); the
+paired A/B probes are what the loaded machine does not spoil. Run it on a quiet machine.
 
     .venv/bin/python ci/watch-acceptance.py [--variants slowdown,none,recovery] [--dry]
 """
