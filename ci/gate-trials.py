@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 
 SLOW_FILE = Path("src/termplan/tasks/g1_walk/handwritten.py")
-KERNEL_CALL = "        g1_walk_kernel("
-CALL_END = "        )  # fmt: skip"
+KERNEL_CALL = "g1_walk_kernel("  # the call's first and last lines, at any indentation
+CALL_END = ")  # fmt: skip"
 SLOWED_CASE = ("task=g1_walk", "path=handwritten", "profile=sac_default")
 EXPECT = {"aa": 0, "slow10": 1, "slow5": 1, "fast": 0}
 
@@ -66,18 +66,19 @@ def slow_patch(text: str, factor: float) -> str:
     """Busy-wait after the kernel call until elapsed >= factor x the kernel's own time."""
     lines = text.splitlines()
     try:
-        start = lines.index(KERNEL_CALL)
-        end = lines.index(CALL_END, start)
+        start = [line.strip() for line in lines].index(KERNEL_CALL)
+        end = [line.strip() for line in lines].index(CALL_END, start)
     except ValueError:
         msg = f"{SLOW_FILE}: kernel call block not found; cannot make the slowdown"
         raise SystemExit(msg) from None
+    pad = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
     wait = [
-        "        _pg_kernel = _pg_time.perf_counter() - _pg_t0",
-        f"        while _pg_time.perf_counter() - _pg_t0 < {factor!r} * _pg_kernel:",
-        "            pass",
+        f"{pad}_pg_kernel = _pg_time.perf_counter() - _pg_t0",
+        f"{pad}while _pg_time.perf_counter() - _pg_t0 < {factor!r} * _pg_kernel:",
+        f"{pad}    pass",
     ]
     lines[end + 1 : end + 1] = wait
-    lines.insert(start, "        _pg_t0 = _pg_time.perf_counter()")
+    lines.insert(start, f"{pad}_pg_t0 = _pg_time.perf_counter()")
     future = lines.index("from __future__ import annotations")
     lines.insert(future + 1, "import time as _pg_time")
     return "\n".join(lines) + "\n"

@@ -128,6 +128,9 @@ class GateConfig:
     elsewhere_tests: int = 0
     watch_alpha: float = 0.01
     watch_min_segment: int = 5
+    #: Minutes one watch run may spend re-measuring and bisecting, and probes per change.
+    watch_budget_minutes: float = 60.0
+    watch_max_steps: int = 8
     source: str = "<defaults>"
 
     def threshold_for(self, benchmark: str) -> float:
@@ -186,6 +189,8 @@ _TOP_KEYS = {
     "seed",
     "watch_alpha",
     "watch_min_segment",
+    "watch_budget_minutes",
+    "watch_max_steps",
 }
 _PAIR_KEYS = {"param", "variant", "baseline", "reference", "block_if_slower", "threshold"}
 _PAIR_KEYS |= {"benchmarks"}
@@ -261,7 +266,11 @@ def _budget_minutes(value: Any) -> float | None:
     """``budget_minutes``: absent, or a finite number of minutes > 0."""
     if value is None:
         return None
-    where = "tool.perfgate.budget_minutes"
+    return _minutes("tool.perfgate.budget_minutes", value)
+
+
+def _minutes(where: str, value: Any) -> float:
+    """A finite number of minutes > 0 at ``where``."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ConfigError(f"{where}: expected a number of minutes, got {value!r}")
     if not (math.isfinite(value) and value > 0):
@@ -351,6 +360,12 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
         ),
         watch_min_segment=checked.at_least(
             "tool.perfgate.watch_min_segment", data.get("watch_min_segment", 5), 2
+        ),
+        watch_budget_minutes=_minutes(
+            "tool.perfgate.watch_budget_minutes", data.get("watch_budget_minutes", 60.0)
+        ),
+        watch_max_steps=checked.at_least(
+            "tool.perfgate.watch_max_steps", data.get("watch_max_steps", 8), 1
         ),
         source=source,
     )

@@ -4,7 +4,7 @@ for the ``perf-results`` branch, and asv result files for chosen commits (no asv
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,8 +43,11 @@ class ScriptedHistory:
             write_result(self.results, self.commits[k - 1], [BENCH], {BENCH.name: [samples]})
 
 
-def scripted_history(tmp_path: Path, n: int = 12) -> ScriptedHistory:
-    """A repository with ``n`` commits on main, its bare remote, and an empty results tree."""
+def scripted_history(
+    tmp_path: Path, n: int = 12, subject: Callable[[int], str] = lambda k: f"commit {k}"
+) -> ScriptedHistory:
+    """A repository with ``n`` commits on main (commit k's subject ``subject(k)``), its bare
+    remote, and an empty results tree."""
     repo, remote = tmp_path / "repo", tmp_path / "remote.git"
     repo.mkdir(parents=True)
     _git(repo, "init", "-q", "-b", "main")
@@ -52,7 +55,7 @@ def scripted_history(tmp_path: Path, n: int = 12) -> ScriptedHistory:
     for k in range(1, n + 1):
         (repo / "step.txt").write_text(f"{k}\n")
         _git(repo, "add", "step.txt")
-        _git(repo, "commit", "-q", "-m", f"commit {k}")
+        _git(repo, "commit", "-q", "-m", subject(k))
         commits.append(_git(repo, "rev-parse", "HEAD"))
     subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
     _git(repo, "remote", "add", "origin", str(remote))

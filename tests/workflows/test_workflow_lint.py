@@ -167,6 +167,7 @@ TRIAGED = {
     ("self-hosted-runner", "perf-gate.yml", "bench"),
     ("self-hosted-runner", "perf-gate-fork.yml", "bench"),
     ("self-hosted-runner", "perf-history.yml", "bench"),
+    ("self-hosted-runner", "perf-history.yml", "confirm"),
     ("self-hosted-runner", "perf-history.yml", "calibrate"),
 }
 
@@ -475,7 +476,7 @@ def test_fetch_pr_head_script(tmp_path: Path) -> None:
 def test_perf_history_watches_after_the_append() -> None:
     jobs = yaml.safe_load((WORKFLOWS / "perf-history.yml").read_text())["jobs"]
     watch = jobs["watch"]
-    assert watch["needs"] == "bench" and watch["permissions"] == {
+    assert watch["needs"] == ["bench", "confirm"] and watch["permissions"] == {
         "contents": "write",
         "issues": "write",
     }
@@ -507,3 +508,23 @@ def test_posted_reports_are_the_ones_the_gate_wrote(name: str, writer: str) -> N
     assert step["env"]["REPORT_DIGEST"] == f"${{{{ needs.{writer}.outputs.report-digest }}}}"
     assert '--expect-digest "$REPORT_DIGEST"' in step["run"]
     assert writer in post["needs"]
+
+
+def test_perf_history_confirms_on_each_pinned_runner_before_the_alerts() -> None:
+    jobs = yaml.safe_load((WORKFLOWS / "perf-history.yml").read_text())["jobs"]
+    confirm, bench = jobs["confirm"], jobs["bench"]
+    assert confirm["needs"] == "bench" and confirm["runs-on"] == bench["runs-on"]
+    # one job per machine (the bench job's matrix is per planned shard), in the machine's
+    # one queue: the group an unsplit bench and calibrate use
+    machines = jobs["plan"]["env"]["MACHINES"]
+    assert confirm["strategy"]["matrix"]["machine"] == "${{ fromJSON(" + machines[4:-3] + ") }}"
+    assert confirm["concurrency"]["group"] == "perf-history-${{ matrix.machine }}"
+    assert jobs["calibrate"]["concurrency"]["group"] == confirm["concurrency"]["group"]
+    assert confirm["permissions"] == {"contents": "write"}  # no issues: the watch job alerts
+    (run,) = [str(s["run"]) for s in confirm["steps"] if "perfgate.cli watch" in str(s.get("run"))]
+    assert run.index("history export") < run.index("perfgate.cli watch")
+    assert '--bisect --machine "$MACHINE" --no-alerts' in run and "${{" not in run
+    assert "mode=(--dry-run)" in run
+    # the stored history carries each commit's samples: the evidence of a short history
+    (suites,) = [str(s["run"]) for s in bench["steps"] if s.get("name") == "Run the suites"]
+    assert "--record-samples" in suites

@@ -10,7 +10,13 @@ One JSON file per snapshot of a change (`perfgate.watch.state.WatchedChange`), k
      "machine": "...", "last_good_commit": "<sha>", "commit": "<sha>", "ratio": 1.08,
      "direction": "regression", "status": "suspected", "evidence": "commits",
      "p_value": 0.004, "before": 1.0, "after": 1.08, "culprit": null, "issue": 12,
-     "issue_closed": false, "recovered_by": null}
+     "issue_closed": false, "recovered_by": null, "culprit_pr": null,
+     "narrowed_good": "<sha>", "narrowed_bad": "<sha>",
+     "probes": [{"base": "<sha>", "head": "<sha>", "verdict": "worse", "ratio": 1.08,
+                 "ci_low": 1.06, "ci_high": 1.10, "seconds": 190.0, "note": ""}]}
+
+The last four keys (a confirmation's and a bisection's progress) came later: a record
+without them reads as none yet.
 
 The name depends on the content, so two writers that record the same snapshot add one file,
 and two that record different ones at the same sequence both keep theirs (the readers pick
@@ -27,6 +33,7 @@ from typing import Any
 
 from perfgate.errors import ResultFileError
 from perfgate.watch.detect import ChangeStatus, Direction, Evidence
+from perfgate.watch.prober import Probe, ProbeVerdict
 from perfgate.watch.state import WatchedChange
 
 WATCH_API_VERSION = 1
@@ -67,6 +74,10 @@ def record_bytes(change: WatchedChange, recorded_at: str) -> bytes:
         "issue": change.issue,
         "issue_closed": change.issue_closed,
         "recovered_by": change.recovered_by,
+        "culprit_pr": change.culprit_pr,
+        "narrowed_good": change.narrowed_good,
+        "narrowed_bad": change.narrowed_bad,
+        "probes": [_probe_data(p) for p in change.probes],
     }
     return (json.dumps(data, indent=1) + "\n").encode()
 
@@ -129,11 +140,72 @@ def _change(data: Mapping[str, Any]) -> WatchedChange:
         issue=issue,
         issue_closed=bool(data["issue_closed"]),
         recovered_by=_optional_text(data, "recovered_by"),
+        culprit_pr=_optional_int(data, "culprit_pr"),
+        narrowed_good=_optional_text(data, "narrowed_good", later=True),
+        narrowed_bad=_optional_text(data, "narrowed_bad", later=True),
+        probes=_probes(data.get("probes", [])),
     )
 
 
-def _optional_text(data: Mapping[str, Any], key: str) -> str | None:
-    value = data[key]
+def _optional_text(data: Mapping[str, Any], key: str, *, later: bool = False) -> str | None:
+    """A string or null at ``key``; a key added ``later`` than v1 may be absent."""
+    value = data.get(key) if later else data[key]
     if value is not None and not isinstance(value, str):
         raise ValueError(f"{key} must be a string or null")
     return value
+
+
+def _optional_int(data: Mapping[str, Any], key: str) -> int | None:
+    """An int or null at ``key``, a key added later than v1 (absent: null)."""
+    value = data.get(key)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise ValueError(f"{key} must be an int or null")
+    return value
+
+
+def _probe_data(probe: Probe) -> dict[str, Any]:
+    return {
+        "base": probe.base,
+        "head": probe.head,
+        "verdict": probe.verdict.value,
+        "ratio": probe.ratio,
+        "ci_low": probe.ci_low,
+        "ci_high": probe.ci_high,
+        "seconds": probe.seconds,
+        "note": probe.note,
+    }
+
+
+def _probes(items: Any) -> tuple[Probe, ...]:
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise ValueError("probes must be a list of objects")
+    return tuple(_probe(item) for item in items)
+
+
+def _probe(item: Mapping[str, Any]) -> Probe:
+    for key in ("base", "head"):
+        if not isinstance(item[key], str) or not item[key]:
+            raise ValueError(f"probes[].{key} must be a non-empty string")
+    figures = [_optional_number(item, key) for key in ("ratio", "ci_low", "ci_high")]
+    seconds = _optional_number(item, "seconds")
+    if not isinstance(item["note"], str):
+        raise ValueError("probes[].note must be a string")
+    return Probe(
+        base=item["base"],
+        head=item["head"],
+        verdict=ProbeVerdict(item["verdict"]),
+        ratio=figures[0],
+        ci_low=figures[1],
+        ci_high=figures[2],
+        seconds=seconds if seconds is not None else 0.0,
+        note=item["note"],
+    )
+
+
+def _optional_number(data: Mapping[str, Any], key: str) -> float | None:
+    value = data[key]
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{key} must be a number or null")
+    return float(value)

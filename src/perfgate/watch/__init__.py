@@ -5,9 +5,11 @@ segmentation by ruptures (`segment`), the split test both kinds of evidence shar
 the direction-aware detector (`detect`) with its short-history analysis on samples (`samples`),
 its machine-readable record (`record`), the state of each change and its status lifecycle
 (`state`), one run's detection and reconciliation (`run`), the SVG history plot (`plot`) and
-the text of an alert (`alerts`).
+the text of an alert (`alerts`). Confirmation by measurement: the prober interface and its
+answer (`prober`), the bisection of a range (`bisect`), confirming and bisecting one change
+(`confirm`) and its culprit's pull request (`pulls`).
 
 At the edges: the series of an asv results directory (`load`), the state on the
-``perf-results`` branch (`store`), the GitHub issues (`issues`), and `service`, which runs
-``perfgate watch`` from them.
+``perf-results`` branch (`store`), the GitHub issues (`issues`), the real prober over the
+gate's pipeline (`gate_prober`), and `service`, which runs ``perfgate watch`` from them.
 """

@@ -43,11 +43,13 @@ def should_alert(change: WatchedChange, alert_suspected: bool) -> bool:
 
 
 def issue_title(change: WatchedChange) -> str:
-    """``Performance regression: bench(p) on machine +8.0% at abcdef12``."""
+    """``Performance regression: bench(p) on machine +8.0% at abcdef12`` (and ``(#123)``, the
+    culprit's pull request, once bisected)."""
     commit = change.culprit or change.commit
+    pull = f" (#{change.culprit_pr})" if change.culprit and change.culprit_pr else ""
     return (
         f"Performance regression: {change.label} {100 * (change.ratio - 1):+.1f}% "
-        f"at {commit[:8]}"
+        f"at {commit[:8]}{pull}"
     )
 
 
@@ -69,6 +71,38 @@ def comparison_table(change: WatchedChange) -> str:
     return "\n".join(rows)
 
 
+def probe_table(change: WatchedChange) -> str:
+    """The markdown table of the paired A/B re-measurements (confirmation, bisection)."""
+    rows = [
+        "| A/B probe (A..B) | verdict | ratio B/A (worse > 1) | 95% CI | minutes |",
+        "|---|---|---:|---|---:|",
+    ]
+    for p in change.probes:
+        ratio = f"{p.ratio:.3f}" if p.ratio is not None else "-"
+        ci = "-"
+        if p.ci_low is not None and p.ci_high is not None:
+            ci = f"{p.ci_low:.3f}–{p.ci_high:.3f}"
+        verdict = p.verdict.value + (f" ({p.note})" if p.note else "")
+        rows.append(
+            f"| `{p.base[:10]}..{p.head[:10]}` | {verdict} | {ratio} | {ci} "
+            f"| {p.seconds / 60:.1f} |"
+        )
+    return "\n".join(rows)
+
+
+def _bisection_lines(change: WatchedChange, links: Links) -> list[str]:
+    """The culprit and its pull request, or the range a bisection narrowed it to so far."""
+    if change.culprit:
+        pull = f" from pull request #{change.culprit_pr}" if change.culprit_pr else ""
+        return [f"- culprit (bisected): {_commit_link(links, change.culprit)}{pull}"]
+    if change.narrowed_good and change.narrowed_bad:
+        return [
+            f"- narrowed by bisection to {_commit_link(links, change.narrowed_good)}.."
+            f"{_commit_link(links, change.narrowed_bad)} (to be continued)"
+        ]
+    return []
+
+
 def issue_body(change: WatchedChange, series: Series, links: Links, unit: str = "") -> str:
     """The issue body: marker, summary, table, range and links, and the history plot."""
     lines = [
@@ -81,8 +115,7 @@ def issue_body(change: WatchedChange, series: Series, links: Links, unit: str = 
         f"- last good measured commit: {_commit_link(links, change.last_good_commit)}",
         f"- first bad measured commit: {_commit_link(links, change.commit)}",
     ]
-    if change.culprit:
-        lines.append(f"- culprit (bisected): {_commit_link(links, change.culprit)}")
+    lines += _bisection_lines(change, links)
     if links.repository_url:
         compare = f"{links.repository_url}/compare/{change.last_good_commit}...{change.commit}"
         lines.append(f"- commits in the range: [compare]({compare})")
@@ -95,6 +128,8 @@ def issue_body(change: WatchedChange, series: Series, links: Links, unit: str = 
             "",
             "Suspected from the stored history only; it has not been re-measured yet.",
         ]
+    if change.probes:
+        lines += ["", probe_table(change)]
     svg = history_svg(series, change, unit)
     lines += [
         "",
@@ -117,3 +152,22 @@ def recovery_comment(change: WatchedChange, links: Links) -> str:
         f"Recovered: from {by} on, {change.label} is back within its threshold of the level "
         f"before this regression. Closing (`perfgate watch`)."
     )
+
+
+def not_confirmed_comment(change: WatchedChange, links: Links) -> str:
+    """The comment posted when the A/B re-measurement did not confirm a suspected regression
+    (an issue opened for it with ``--alert-suspected``)."""
+    last = change.probes[-1].describe() if change.probes else "no probe"
+    return (
+        f"{marker(change.change_id)}\n"
+        f"Not confirmed: a paired A/B re-measurement of {change.label} between "
+        f"{_commit_link(links, change.last_good_commit)} and {_commit_link(links, change.commit)} "
+        f"found no regression beyond the threshold ({last}). Closing (`perfgate watch`)."
+    )
+
+
+def closing_comment(change: WatchedChange, links: Links) -> str:
+    """The comment that closes the issue of a recovered or not-confirmed change."""
+    if change.status is ChangeStatus.NOT_CONFIRMED:
+        return not_confirmed_comment(change, links)
+    return recovery_comment(change, links)

@@ -63,6 +63,7 @@ class ChangeStatus(Enum):
     CONFIRMED = "confirmed"  # an A/B re-measurement of the range agrees
     BISECTED = "bisected"  # the culprit commit inside the range is known
     RECOVERED = "recovered"  # a later change brought the case back
+    NOT_CONFIRMED = "not-confirmed"  # an A/B re-measurement of the range found no change
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from perfgate.github import (
 )
 from perfgate.github_retry import with_retries
 from perfgate.retry import RetryPolicy
-from perfgate.watch.alerts import LABEL, Links, issue_body, issue_title, marker, recovery_comment
+from perfgate.watch.alerts import LABEL, Links, closing_comment, issue_body, issue_title, marker
 from perfgate.watch.alerts import should_alert as _should_alert
 from perfgate.watch.detect import ChangeStatus
 from perfgate.watch.series import Series
@@ -121,7 +121,7 @@ class Alerter:
         self, change: WatchedChange, series: Series, alert_suspected: bool, unit: str = ""
     ) -> tuple[Action, WatchedChange | None]:
         """Bring the issue of ``change`` up to date; the action and the snapshot to record."""
-        if change.status is ChangeStatus.RECOVERED:
+        if change.status in (ChangeStatus.RECOVERED, ChangeStatus.NOT_CONFIRMED):
             return self._close(change)
         if change.issue is None and not _should_alert(change, alert_suspected):
             return Action("none", None, "", ""), None
@@ -168,7 +168,7 @@ class Alerter:
     def _close(self, change: WatchedChange) -> tuple[Action, WatchedChange | None]:
         if change.issue is None or change.issue_closed:
             return Action("none", change.issue, "", ""), None
-        text = recovery_comment(change, self.links)
+        text = closing_comment(change, self.links)
         if self.dry_run:
             return Action("close", change.issue, "", text), None
         api, number = self.api, change.issue

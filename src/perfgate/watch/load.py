@@ -10,6 +10,7 @@ are one point: their samples pooled, or the median of their values when a file h
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -23,7 +24,8 @@ from perfgate.formats.asv_results import (
     list_machines,
     read_result_file,
 )
-from perfgate.formats.benchmarks_json import read_benchmarks
+from perfgate.formats.benchmarks_json import case_names, read_benchmarks
+from perfgate.watch.prober import ProbeCase
 from perfgate.watch.series import HistoryPoint, Series, SeriesError
 
 #: (benchmark, parameter value texts, machine): what one series is the history of.
@@ -75,6 +77,23 @@ def load_series(
         except SeriesError as exc:
             skipped.append(str(exc))
     return Loaded(tuple(series), tuple(skipped))
+
+
+def case_selector(results_dir: Path) -> Callable[[str, tuple[str, ...]], ProbeCase | None]:
+    """(benchmark, parameter value texts) -> the case to re-measure, selected by its anchored
+    asv name from ``benchmarks.json`` of ``results_dir`` (None: no such case there)."""
+    names = {
+        (key.benchmark, tuple(value for _, value in key.params)): name
+        for key, name in case_names(read_benchmarks(results_dir)).items()
+    }
+
+    def select(benchmark: str, params: tuple[str, ...]) -> ProbeCase | None:
+        name = names.get((benchmark, params))
+        if name is None:
+            return None
+        return ProbeCase(benchmark, params, "^" + re.escape(name) + "$")
+
+    return select
 
 
 def _point(commit: str, position: int, cases: list[CaseResult]) -> HistoryPoint:

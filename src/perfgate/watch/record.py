@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from perfgate.watch.detect import ChangePoint
+from perfgate.watch.prober import Probe
 from perfgate.watch.series import Series
 from perfgate.watch.state import WatchedChange
 
@@ -48,7 +49,10 @@ def change_record(series: Series, change: ChangePoint) -> dict[str, object]:
 
 def watched_record(change: WatchedChange) -> dict[str, object]:
     """A change as the watch tracks it: the keys of `change_record` (same meaning), then its
-    ``change_id``, the ``issue`` alerting it, the bisected ``culprit`` and ``recovered_by``."""
+    ``change_id``, the ``issue`` alerting it, the bisected ``culprit`` and ``recovered_by``,
+    the culprit's pull request ``culprit_pr``, the range a bisection narrowed it to so far
+    (``narrowed_good`` .. ``narrowed_bad``) and its A/B ``probes`` (base, head, verdict,
+    ratio, CI, seconds, note)."""
     return {
         "benchmark": change.benchmark,
         "params": list(change.params),
@@ -66,4 +70,22 @@ def watched_record(change: WatchedChange) -> dict[str, object]:
         "issue": change.issue,
         "culprit": change.culprit,
         "recovered_by": change.recovered_by,
+        "culprit_pr": change.culprit_pr,
+        "narrowed_good": change.narrowed_good,
+        "narrowed_bad": change.narrowed_bad,
+        "probes": [probe_record(p) for p in change.probes],
+    }
+
+
+def probe_record(probe: Probe) -> dict[str, object]:
+    """One A/B probe as plain data (the verdict as its enum value)."""
+    return {
+        "base": probe.base,
+        "head": probe.head,
+        "verdict": probe.verdict.value,
+        "ratio": probe.ratio,
+        "ci_low": probe.ci_low,
+        "ci_high": probe.ci_high,
+        "seconds": probe.seconds,
+        "note": probe.note,
     }

@@ -2,9 +2,10 @@
 
 For each series: `detect` with the case's threshold (the gate's per-benchmark rule,
 `GateConfig.threshold_for`) and `[tool.perfgate]`'s ``watch_alpha`` / ``watch_min_segment``,
-then `state.reconcile` against what earlier runs recorded. The alerts (`issues.Alerter`) then
-act on the current state of every change of the watched series; what they did is recorded as
-one more snapshot (one per change and run).
+then `state.reconcile` against what earlier runs recorded. Asked to, the regressions are then
+re-measured and bisected (`confirm.follow_up`). The alerts (`issues.Alerter`) then act on the
+current state of every change of the watched series. What the probes and the alerts did is
+recorded as one more snapshot per change and run.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from perfgate.config import GateConfig
+from perfgate.watch.confirm import FollowUp, follow_up
 from perfgate.watch.detect import detect
 from perfgate.watch.issues import Action, Alerter
+from perfgate.watch.prober import ProbeCase
 from perfgate.watch.series import Series
 from perfgate.watch.state import WatchedChange, latest, reconcile
 
@@ -50,6 +53,24 @@ def analyse(
     return Analysis(tuple(watched), tuple(snapshots), by_case)
 
 
+def follow_up_all(
+    analysis: Analysis,
+    plan: FollowUp,
+    case_of: Callable[[WatchedChange], ProbeCase | None],
+) -> Analysis:
+    """Re-measure (and bisect) every change that needs it; the analysis with the results.
+
+    ``case_of(change)`` names the case to measure (None: it cannot be selected, skipped).
+    """
+    made = {s.change_id: s for s in analysis.snapshots}
+    changes = []
+    for change in analysis.changes:
+        case = case_of(change)
+        snap = follow_up(change, case, plan) if case is not None else None
+        changes.append(_merge(made, change, snap))
+    return Analysis(tuple(changes), tuple(made.values()), analysis.series)
+
+
 def alert(
     analysis: Analysis,
     alerter: Alerter,
@@ -64,10 +85,19 @@ def alert(
         series = analysis.series[change.case]
         action, snap = alerter.sync(change, series, alert_suspected, unit_of(change.benchmark))
         actions.append((change, action))
-        if snap is not None:
-            if change.change_id in made:  # one snapshot per change and run
-                snap = replace(snap, sequence=made[change.change_id].sequence)
-            made[change.change_id] = snap
-            change = snap
-        changes.append(change)
+        changes.append(_merge(made, change, snap))
     return actions, Analysis(tuple(changes), tuple(made.values()), analysis.series)
+
+
+def _merge(
+    made: dict[str, WatchedChange], change: WatchedChange, snap: WatchedChange | None
+) -> WatchedChange:
+    """Record ``snap`` (the next snapshot of ``change``) in ``made``; the change's current
+    state. One snapshot per change and run: a change that already has one this run keeps
+    its sequence number."""
+    if snap is None:
+        return change
+    if change.change_id in made:
+        snap = replace(snap, sequence=made[change.change_id].sequence)
+    made[change.change_id] = snap
+    return snap

@@ -2,9 +2,11 @@
 
 The order of a run: the first-parent history of ``--ref`` (git), the series of the results
 directory (`load`), the stored snapshots of the ``perf-results`` branch (`store`), detection
-and reconciliation (`run.analyse`), the issues (`run.alert`), and last the new snapshots
-appended to the branch, so an issue opened is recorded with its number. A dry run posts and
-records nothing and prints what it would post.
+and reconciliation (`run.analyse`), with ``--confirm``/``--bisect`` the paired A/B probes of
+this machine's regressions (`run.follow_up_all` over `gate_prober.GateProber`), the issues
+(`run.alert`), and last the new snapshots appended to the branch, so an issue opened is
+recorded with its number. A dry run measures, posts and records nothing: it prints the probes
+it would run and what it would post.
 """
 
 from __future__ import annotations
@@ -18,15 +20,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from perfgate.config import load_config
+from perfgate import git
+from perfgate.config import GateConfig, load_config
 from perfgate.formats.benchmarks_json import read_benchmarks
 from perfgate.github import DEFAULT_COMMENT_AUTHOR
 from perfgate.history.branch import branch_git, first_parent_history
+from perfgate.pipeline.hooks import Hooks
 from perfgate.watch.alerts import Links
+from perfgate.watch.bisect import Budget
+from perfgate.watch.confirm import FollowUp, wants_probe
+from perfgate.watch.detect import ChangeStatus
+from perfgate.watch.gate_prober import GateProber, local_machine
 from perfgate.watch.issues import Action, Alerter, IssuesApi, issues_from_env
-from perfgate.watch.load import load_series
+from perfgate.watch.load import case_selector, load_series
+from perfgate.watch.prober import Prober
 from perfgate.watch.record import watched_record
-from perfgate.watch.run import Analysis, alert, analyse
+from perfgate.watch.run import Analysis, alert, analyse, follow_up_all
 from perfgate.watch.state import WatchedChange
 from perfgate.watch.store import read_state, record_state
 
@@ -47,6 +56,16 @@ class WatchOptions:
     as_json: bool = False
     dashboard_url: str | None = None
     issue_author: str | None = None
+    confirm: bool = False  # re-measure suspected regressions of this machine
+    bisect: bool = False  # and bisect confirmed ranges (implies confirm)
+    machine: str | None = None  # this runner's asv machine name (default: fingerprint id)
+    budget_minutes: float | None = None  # default: watch_budget_minutes
+    max_steps: int | None = None  # default: watch_max_steps
+    work_dir: Path | None = None  # the probes' gate runs (default: <repo>/.perfgate)
+    alerts: bool = True  # False: record the state, post no issue (another job alerts)
+
+
+ProberFactory = Callable[[GateConfig], Prober]
 
 
 def watch(
@@ -54,10 +73,12 @@ def watch(
     env: Mapping[str, str] | None = None,
     out: TextIO | None = None,
     api_factory: Callable[[], IssuesApi] | None = None,
+    prober_factory: ProberFactory | None = None,
 ) -> int:
     """Carry out one watch run; 0 (errors raise `UserError`/`HistoryError`, exit 3).
 
-    ``env`` defaults to the process environment, ``out`` to stdout.
+    ``env`` defaults to the process environment, ``out`` to stdout; ``prober_factory`` makes
+    the prober of ``--confirm`` (default: the gate's pipeline on this machine).
     """
     env = os.environ if env is None else env
     out = sys.stdout if out is None else out
@@ -68,19 +89,75 @@ def watch(
         print(f"perfgate watch: skipped: {reason}", file=sys.stderr)
     stored = _stored(options)
     analysis = analyse(loaded.series, config, stored)
+    if options.confirm or options.bisect:
+        prober = (prober_factory or _gate_prober(options))(config)
+        plan = _follow_up_plan(options, config, prober, history[::-1])
+        analysis = _follow_up(options, analysis, plan)
+    actions, analysis = _alert(options, env, analysis, api_factory)
+    if options.use_state and not options.dry_run and analysis.snapshots:
+        record_state(options.repo, options.remote, options.branch, analysis.snapshots, _now())
+    _print(analysis, actions, options, out)
+    return 0
+
+
+def _alert(
+    options: WatchOptions,
+    env: Mapping[str, str],
+    analysis: Analysis,
+    api_factory: Callable[[], IssuesApi] | None,
+) -> tuple[list[tuple[WatchedChange, Action]], Analysis]:
+    """The issues of the run (none with ``--no-alerts``: another job posts them)."""
+    if not options.alerts:
+        return [], analysis
     units = {name: info.unit for name, info in read_benchmarks(options.results).items()}
     alerter = Alerter(
         None if options.dry_run else (api_factory or (lambda: issues_from_env(env))),
         _links(env, options.dashboard_url),
         options.issue_author or env.get("PERFGATE_COMMENT_AUTHOR") or DEFAULT_COMMENT_AUTHOR,
     )
-    actions, analysis = alert(
-        analysis, alerter, options.alert_suspected, lambda b: units.get(b, "")
+    return alert(analysis, alerter, options.alert_suspected, lambda b: units.get(b, ""))
+
+
+def _gate_prober(options: WatchOptions) -> ProberFactory:
+    def make(config: GateConfig) -> Prober:
+        machine = options.machine or local_machine(config, Hooks())
+        return GateProber(options.repo, config, machine, options.work_dir)
+
+    return make
+
+
+def _follow_up_plan(
+    options: WatchOptions, config: GateConfig, prober: Prober, history: list[str]
+) -> FollowUp:
+    minutes = options.budget_minutes or config.watch_budget_minutes
+    steps = options.max_steps or config.watch_max_steps
+    repo = git.Git(options.repo)
+    return FollowUp(
+        prober,
+        Budget(steps, 60.0 * minutes),
+        history,
+        bisect=options.bisect,
+        subject_of=lambda sha: repo.out("log", "-1", "--format=%s", sha),
     )
-    if options.use_state and not options.dry_run and analysis.snapshots:
-        record_state(options.repo, options.remote, options.branch, analysis.snapshots, _now())
-    _print(analysis, actions, options, out)
-    return 0
+
+
+def _follow_up(options: WatchOptions, analysis: Analysis, plan: FollowUp) -> Analysis:
+    """The probes of this run (a dry run only names them, on stderr)."""
+    machine = plan.prober.machine
+    if options.dry_run:
+        for change in analysis.changes:
+            if wants_probe(change, machine, options.bisect):
+                what = "confirm" if change.status is ChangeStatus.SUSPECTED else "bisect"
+                span = f"{change.last_good_commit[:8]}..{change.commit[:8]}"
+                print(f"perfgate watch: would {what} {span} of {change.label}", file=sys.stderr)
+        return analysis
+    select = case_selector(options.results)
+    done = follow_up_all(analysis, plan, lambda c: select(c.benchmark, c.params))
+    before = {c.change_id: len(c.probes) for c in analysis.changes}
+    for change in done.changes:
+        for probe in change.probes[before.get(change.change_id, 0) :]:
+            print(f"perfgate watch: probe {change.label}: {probe.describe()}", file=sys.stderr)
+    return done
 
 
 def _stored(options: WatchOptions) -> list[WatchedChange]:
@@ -135,4 +212,10 @@ def format_table(changes: Sequence[WatchedChange]) -> str:
     lines = [
         "  ".join(f"{v:<{w}}" for v, w in zip(r, widths, strict=False)) + "  " + r[5] for r in rows
     ]
-    return "\n".join(line.rstrip() for line in lines) + "\n"
+    culprits = [
+        f"culprit of {c.label}: {c.culprit}"
+        + (f" (pull request #{c.culprit_pr})" if c.culprit_pr else "")
+        for c in changes
+        if c.culprit
+    ]
+    return "\n".join([*(line.rstrip() for line in lines), *culprits]) + "\n"

@@ -6,9 +6,11 @@ a change is its latest snapshot. Pure: the detector's change points and the stor
 the snapshots to record out.
 
 Statuses move forward only (`advance`): suspected -> confirmed -> bisected, and any of them ->
-recovered. This is the seam for the later steps: a re-measurement calls
-``advance(change, ChangeStatus.CONFIRMED)``, a bisection
-``advance(change, ChangeStatus.BISECTED, culprit=sha)``, and the alerts follow the status.
+recovered; suspected -> not-confirmed when the A/B re-measurement finds no change (final: the
+history's suspicion is dropped). The re-measurement (`perfgate.watch.confirm`) advances a
+change to confirmed, and a bisection to bisected with the culprit; a bisection that stops
+early records its narrowed range (``narrowed_good`` .. ``narrowed_bad``) and its probes, so
+a later run continues from there. The alerts follow the status.
 
 A change found again on a later run is the same change when it is on the same case and
 machine, goes the same way, and its commit range (last good .. first bad) overlaps the stored
@@ -27,16 +29,23 @@ from typing import Any
 
 from perfgate.errors import UserError
 from perfgate.watch.detect import ChangePoint, ChangeStatus, Direction, Evidence
+from perfgate.watch.prober import Probe
 from perfgate.watch.series import Series
 
 #: Where each status may go next.
 TRANSITIONS: Mapping[ChangeStatus, frozenset[ChangeStatus]] = {
     ChangeStatus.SUSPECTED: frozenset(
-        {ChangeStatus.CONFIRMED, ChangeStatus.BISECTED, ChangeStatus.RECOVERED}
+        {
+            ChangeStatus.CONFIRMED,
+            ChangeStatus.BISECTED,
+            ChangeStatus.RECOVERED,
+            ChangeStatus.NOT_CONFIRMED,
+        }
     ),
     ChangeStatus.CONFIRMED: frozenset({ChangeStatus.BISECTED, ChangeStatus.RECOVERED}),
     ChangeStatus.BISECTED: frozenset({ChangeStatus.RECOVERED}),
     ChangeStatus.RECOVERED: frozenset(),
+    ChangeStatus.NOT_CONFIRMED: frozenset(),
 }
 
 
@@ -51,7 +60,9 @@ class WatchedChange:
     ``commit`` is the first bad measured commit, ``last_good_commit`` the measured one before
     it; ``culprit`` the commit a bisection named; ``issue`` the GitHub issue alerting it and
     ``issue_closed`` whether the watch closed it; ``recovered_by`` the first commit of the
-    change that recovered it.
+    change that recovered it. ``culprit_pr`` is the pull request the culprit came from;
+    ``narrowed_good`` .. ``narrowed_bad`` the range a bisection has narrowed the change to so
+    far, and ``probes`` every A/B re-measurement made for it, oldest first.
     """
 
     change_id: str
@@ -72,6 +83,10 @@ class WatchedChange:
     issue: int | None = None
     issue_closed: bool = False
     recovered_by: str | None = None
+    culprit_pr: int | None = None
+    narrowed_good: str | None = None
+    narrowed_bad: str | None = None
+    probes: tuple[Probe, ...] = ()
 
     @property
     def case(self) -> tuple[str, tuple[str, ...], str]:
@@ -217,6 +232,10 @@ def _refreshed(held: WatchedChange, change: ChangePoint) -> WatchedChange | None
     )
 
 
+#: Regressions that no later improvement can recover: recovered already, or never confirmed.
+_SETTLED = frozenset({ChangeStatus.RECOVERED, ChangeStatus.NOT_CONFIRMED})
+
+
 def _recovery(
     regression: WatchedChange,
     found: Sequence[ChangePoint],
@@ -231,7 +250,7 @@ def _recovery(
     positions = {p.commit: p.position for p in series.points}
     if regression.direction is not Direction.REGRESSION:
         return None
-    if regression.status is ChangeStatus.RECOVERED or regression.commit not in positions:
+    if regression.status in _SETTLED or regression.commit not in positions:
         return None
     for change in found:
         if change.direction is not Direction.IMPROVEMENT:

@@ -85,3 +85,41 @@ def test_watch_keys_of_the_configuration() -> None:
         parse_config({"watch_alpha": 0.7})
     with pytest.raises(ConfigError, match="tool.perfgate.watch_min_segment"):
         parse_config({"watch_min_segment": 1})
+
+
+def test_bisect_dry_run_names_the_probes_of_this_machine_and_measures_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = _argv(tmp_path, "--bisect", "--machine", "perf-runner", "--dry-run", "--json")
+    argv += ["--budget-minutes", "5", "--max-steps", "3", "--work-dir", str(tmp_path / "w")]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    (record,) = json.loads(captured.out)
+    assert (record["status"], record["probes"]) == ("suspected", [])
+    assert "would confirm" in captured.err and "on perf-runner" in captured.err
+    assert not (tmp_path / "w").exists()
+
+
+def test_changes_of_another_machine_are_not_probed_here(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = _argv(tmp_path, "--confirm", "--machine", "elsewhere", "--no-alerts", "--dry-run")
+    assert main(argv) == 0
+    assert "would" not in capsys.readouterr().err
+
+
+def test_confirm_and_bisect_are_one_choice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(_argv(tmp_path, "--confirm", "--bisect")) == 3  # usage errors exit 3
+    assert "not allowed with" in capsys.readouterr().err
+
+
+def test_the_probe_budget_keys_of_the_configuration() -> None:
+    config = parse_config({"watch_budget_minutes": 30, "watch_max_steps": 4})
+    assert (config.watch_budget_minutes, config.watch_max_steps) == (30.0, 4)
+    assert (parse_config({}).watch_budget_minutes, parse_config({}).watch_max_steps) == (60.0, 8)
+    with pytest.raises(ConfigError, match="tool.perfgate.watch_budget_minutes"):
+        parse_config({"watch_budget_minutes": 0})
+    with pytest.raises(ConfigError, match="tool.perfgate.watch_max_steps"):
+        parse_config({"watch_max_steps": 0})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 from watch_fakes import series_of, sha
@@ -128,4 +129,23 @@ def test_records_round_trip_and_are_named_by_their_content() -> None:
 )
 def test_a_malformed_record_names_its_path(content: bytes, problem: str) -> None:
     with pytest.raises(ResultFileError, match=f"watch/x.json: {problem}"):
+        parse_record(content, "watch/x.json")
+
+
+def test_a_record_from_before_the_probes_reads_as_none_yet() -> None:
+    snap = new_change(SERIES, REGRESSION)
+    data = json.loads(record_bytes(snap, "2026-12-01T17:00:00Z"))
+    for key in ("culprit_pr", "narrowed_good", "narrowed_bad", "probes"):
+        del data[key]
+    content = (json.dumps(data, indent=1) + "\n").encode()
+    old = parse_record(content, record_path(snap, content))
+    assert old == snap and old.probes == () and old.culprit_pr is None
+
+
+def test_a_malformed_probe_is_refused_naming_the_file() -> None:
+    snap = new_change(SERIES, REGRESSION)
+    data = json.loads(record_bytes(snap, "2026-12-01T17:00:00Z"))
+    data["probes"] = [{"base": "a", "head": "b", "verdict": "worse", "ratio": "x"}]
+    content = json.dumps(data).encode()
+    with pytest.raises(ResultFileError, match="malformed record"):
         parse_record(content, "watch/x.json")

@@ -1,0 +1,140 @@
+"""The real prober: the gate's own paired, interleaved A/B machinery, run in-process.
+
+One probe is one gate measurement restricted to one case (``--bench`` the case's anchored
+asv name) with A as the base and B as the head: the context stage (revisions, exports,
+pinning, grid), the measure stage (interleaved B,H / H,B rounds, extra rounds while
+undecided, the confirmation re-run of a flagged case), and the compare stage. Parity is not
+run (both commits are on main already) and no report is written: the probe's answer is the
+case's row. The environment is checked as the gate checks it: a fingerprint that changed
+while measuring makes the probe UNKNOWN, as does every failure to measure.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from perfgate.config import GateConfig
+from perfgate.errors import RunnerError, UserError
+from perfgate.model import CaseComparison, EnvironmentCheck
+from perfgate.pipeline import context, measure
+from perfgate.pipeline.compare.analysis import analyse
+from perfgate.pipeline.context import GateOptions
+from perfgate.pipeline.hooks import Hooks
+from perfgate.secrets import redact_url
+from perfgate.verdict import CaseVerdict
+from perfgate.watch.prober import Probe, ProbeCase, ProbeVerdict
+
+#: The shortest measurement a probe is given, whatever is left of the run's budget.
+MIN_PROBE_MINUTES = 1.0
+_VERDICTS = {
+    CaseVerdict.REGRESSED: ProbeVerdict.WORSE,
+    CaseVerdict.UNCHANGED: ProbeVerdict.NOT_WORSE,
+    CaseVerdict.IMPROVED: ProbeVerdict.NOT_WORSE,
+}
+
+
+def local_machine(config: GateConfig, hooks: Hooks) -> str:
+    """The gate's name for this machine when none is given: its fingerprint's id."""
+    plan = context.pin_plan(config.pin_threads)
+    return context.machine_id(hooks.fingerprint(plan))
+
+
+@dataclass
+class GateProber:
+    """`perfgate.watch.prober.Prober` over the gate's pipeline in ``repo``."""
+
+    repo: Path
+    config: GateConfig
+    machine_name: str
+    work_dir: Path | None = None
+    hooks: Hooks = field(default_factory=Hooks)
+    clock: Callable[[], float] = time.monotonic
+
+    @property
+    def machine(self) -> str:
+        """The asv machine name the probes are measured (and registered) as."""
+        return self.machine_name
+
+    def measure(
+        self, case: ProbeCase, machine: str, sha_a: str, sha_b: str, budget_s: float
+    ) -> Probe:
+        """B against A for ``case``; UNKNOWN (with the reason) when it cannot be measured."""
+        if machine != self.machine_name:
+            note = f"the change is on machine {machine!r}, this runner is {self.machine_name!r}"
+            return Probe(sha_a, sha_b, ProbeVerdict.UNKNOWN, note=note)
+        started = self.clock()
+        try:
+            row, environment = self._measure(case, sha_a, sha_b, budget_s)
+        except (UserError, RunnerError, OSError) as exc:
+            text = redact_url(str(exc)).strip().splitlines()
+            note = f"not measured: {text[0][:300] if text else type(exc).__name__}"
+            return Probe(
+                sha_a, sha_b, ProbeVerdict.UNKNOWN, seconds=self.clock() - started, note=note
+            )
+        return probe_from_row(row, environment, sha_a, sha_b, self.clock() - started)
+
+    def _measure(
+        self, case: ProbeCase, sha_a: str, sha_b: str, budget_s: float
+    ) -> tuple[CaseComparison | None, EnvironmentCheck]:
+        minutes = max(MIN_PROBE_MINUTES, budget_s / 60.0)
+        opts = GateOptions(
+            base=sha_a,
+            head=sha_b,
+            bench=(case.selection,),
+            budget_minutes=minutes,
+            repo=self.repo,
+            work_dir=self.work_dir,
+            machine=self.machine_name,
+        )
+        revs = context.resolve_revisions(opts)
+        plan = context.pin_plan(self.config.pin_threads)
+        fp_start = self.hooks.fingerprint(plan)
+        settings = context.build_settings(opts, revs, self.config, plan, self.machine_name)
+        try:
+            self.hooks.register_machine(self.machine_name)
+            measurer = measure.Measurer(settings, fp_start.to_dict(), self.hooks.side_runner)
+            measured = measure.measure(measurer, {}, self.hooks.log)
+            fp_end = self.hooks.fingerprint(plan)
+        finally:
+            context.discard_exports(settings)
+        rows = analyse(measured, self.config, {}).rows
+        environment = EnvironmentCheck(
+            context.comparable_fingerprint(fp_start),
+            context.comparable_fingerprint(fp_end),
+            self.config.fingerprint_ignore,
+        )
+        return _row_of(rows, case), environment
+
+
+def _row_of(rows: list[CaseComparison], case: ProbeCase) -> CaseComparison | None:
+    for row in rows:
+        params = tuple(value for _, value in row.key.params)
+        if row.key.benchmark == case.benchmark and params == case.params:
+            return row
+    return None
+
+
+def probe_from_row(
+    row: CaseComparison | None,
+    environment: EnvironmentCheck,
+    sha_a: str,
+    sha_b: str,
+    seconds: float,
+) -> Probe:
+    """The probe a compared row (head = B vs base = A) amounts to (pure)."""
+    if row is None:
+        note = "the case was not measured (not in the suites at both commits?)"
+        return Probe(sha_a, sha_b, ProbeVerdict.UNKNOWN, seconds=seconds, note=note)
+    verdict = _VERDICTS.get(row.verdict, ProbeVerdict.UNKNOWN)
+    note = "" if verdict is not ProbeVerdict.UNKNOWN else f"{row.verdict.value}: {row.note}"
+    if environment.differing_keys:
+        verdict = ProbeVerdict.UNKNOWN
+        note = "machine fingerprint changed while measuring: " + "; ".join(
+            environment.differences()
+        )
+    return Probe(
+        sha_a, sha_b, verdict, row.ratio, row.ci_low, row.ci_high, seconds, note.strip(": ")
+    )

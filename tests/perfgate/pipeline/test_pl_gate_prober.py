@@ -1,0 +1,86 @@
+"""The watch's real prober (`perfgate.watch.gate_prober`): one case of the gate's pipeline,
+A against B, on a throwaway repository with the gate tests' fake side runner."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gate_fakes import CONFIG, FakeSides, commit_speed, fingerprint, hooks, make_repo
+
+from perfgate.config import config_from_text
+from perfgate.model import CaseComparison, CaseKey, EnvironmentCheck
+from perfgate.verdict import CaseVerdict
+from perfgate.watch.gate_prober import GateProber, probe_from_row
+from perfgate.watch.prober import ProbeCase, ProbeVerdict
+
+pytestmark = pytest.mark.subprocess
+
+BENCH = "suite.Kernel.time_run"
+CASE = ProbeCase(BENCH, ("assembled", "8"), r"^suite\.Kernel\.time_run\('assembled', 8\)$")
+
+
+def _prober(tmp_path: Path, sides: FakeSides, prints: list | None = None) -> GateProber:
+    repo = tmp_path / "repo"
+    config = config_from_text(CONFIG, "test")
+    out: list[str] = []
+    return GateProber(repo, config, "fake-machine", tmp_path / "work", hooks(sides, out, prints))
+
+
+def test_a_slowdown_of_the_case_is_worse_and_the_same_code_is_not(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    good = commit_speed(repo, {}, "good")
+    same = commit_speed(repo, {"b": {"factor": 1.3}}, "another case slower")
+    slow = commit_speed(repo, {"c": {"factor": 1.2}}, "slower assembled")
+    sides = FakeSides()
+    prober = _prober(tmp_path, sides)
+    worse = prober.measure(CASE, "fake-machine", good, slow, 120.0)
+    assert worse.verdict is ProbeVerdict.WORSE and (worse.base, worse.head) == (good, slow)
+    assert worse.ratio is not None and 1.15 < worse.ratio < 1.25
+    assert worse.ci_low is not None and worse.ci_low > 1.05
+    assert all(count == 1 for _, count in sides.calls)  # one --bench regex: the one case
+    unchanged = prober.measure(CASE, "fake-machine", good, same, 120.0)
+    assert unchanged.verdict is ProbeVerdict.NOT_WORSE and unchanged.note == ""
+    assert not list((tmp_path / "work" / "runs").glob("*/exports"))  # exports discarded
+
+
+def test_what_cannot_be_measured_is_unknown_never_an_exception(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    good = commit_speed(repo, {}, "good")
+    prober = _prober(tmp_path, FakeSides())
+    elsewhere = prober.measure(CASE, "other-machine", good, good, 60.0)
+    assert elsewhere.verdict is ProbeVerdict.UNKNOWN and "other-machine" in elsewhere.note
+    missing = prober.measure(CASE, "fake-machine", good, "0" * 40, 60.0)
+    assert missing.verdict is ProbeVerdict.UNKNOWN and "not measured" in missing.note
+    gone = ProbeCase(BENCH, ("nope", "8"), r"^nothing$")
+    assert prober.measure(gone, "fake-machine", good, good, 60.0).verdict is ProbeVerdict.UNKNOWN
+
+
+def test_a_fingerprint_that_changed_while_measuring_is_unknown(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    good = commit_speed(repo, {}, "good")
+    slow = commit_speed(repo, {"c": {"factor": 1.2}}, "slower assembled")
+    prints = [fingerprint(), fingerprint(governor="powersave")]
+    probe = _prober(tmp_path, FakeSides(), prints).measure(CASE, "fake-machine", good, slow, 60.0)
+    assert probe.verdict is ProbeVerdict.UNKNOWN and "governor" in probe.note
+
+
+def test_rows_map_to_probe_verdicts() -> None:
+    key = CaseKey(BENCH, (("path", "assembled"), ("n", "8")))
+    same = EnvironmentCheck({"a": 1}, {"a": 1})
+    for verdict, expected in [
+        (CaseVerdict.REGRESSED, ProbeVerdict.WORSE),
+        (CaseVerdict.UNCHANGED, ProbeVerdict.NOT_WORSE),
+        (CaseVerdict.IMPROVED, ProbeVerdict.NOT_WORSE),
+        (CaseVerdict.INCONCLUSIVE, ProbeVerdict.UNKNOWN),
+        (CaseVerdict.FAILED, ProbeVerdict.UNKNOWN),
+    ]:
+        row = CaseComparison(key, verdict, 0.05, True, ratio=1.1, ci_low=1.0, ci_high=1.2)
+        probe = probe_from_row(row, same, "a" * 40, "b" * 40, 10.0)
+        assert (probe.verdict, probe.ratio, probe.ci_low, probe.ci_high) == (
+            expected,
+            1.1,
+            1.0,
+            1.2,
+        )
+    assert probe_from_row(None, same, "a" * 40, "b" * 40, 1.0).verdict is ProbeVerdict.UNKNOWN

@@ -1,0 +1,148 @@
+"""Confirmation and bisection of suspected regressions with a fake prober (planted culprit):
+the status each A/B outcome leads to, the budget, resuming from stored progress, and the
+one-snapshot-per-run rule."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from fake_prober import FakeProber
+from watch_fakes import series_of, sha
+
+from perfgate.formats.watch_state import parse_record, record_bytes, record_path
+from perfgate.watch.bisect import Budget
+from perfgate.watch.confirm import FollowUp, follow_up, resume_range
+from perfgate.watch.detect import ChangePoint, ChangeStatus, Direction, Evidence
+from perfgate.watch.prober import ProbeCase, ProbeVerdict
+from perfgate.watch.state import WatchedChange, new_change
+
+HISTORY = [sha(i) for i in range(12)]  # commit k of main is sha(k - 1)
+SERIES = series_of([1.0, 1.0, 1.08, 1.08], positions=[0, 3, 7, 11])
+CASE = ProbeCase(SERIES.benchmark, SERIES.params, "^x$")
+SUBJECTS = {sha(6): "Vectorise the slice (#42)"}
+
+
+def _suspected(good: int = 3, bad: int = 7, direction: Direction = Direction.REGRESSION):
+    point = ChangePoint(
+        index=2,
+        last_good_commit=sha(good),
+        first_bad_commit=sha(bad),
+        before=1.0,
+        after=1.08,
+        ratio=1.08,
+        direction=direction,
+        p_value=0.001,
+        evidence=Evidence.SAMPLES,
+    )
+    return new_change(SERIES, point)
+
+
+def _plan(prober: FakeProber, bisect: bool = True, steps: int = 8, minutes: float = 60.0):
+    return FollowUp(
+        prober,
+        Budget(steps, 60.0 * minutes, clock=prober.clock),
+        HISTORY,
+        bisect=bisect,
+        subject_of=lambda commit: SUBJECTS.get(commit, "a commit"),
+    )
+
+
+def test_confirmed_then_bisected_to_the_culprit_and_its_pull_request() -> None:
+    prober = FakeProber(HISTORY, sha(6))
+    snap = follow_up(_suspected(), CASE, _plan(prober))
+    assert snap is not None
+    assert (snap.status, snap.culprit, snap.culprit_pr) == (ChangeStatus.BISECTED, sha(6), 42)
+    assert (snap.narrowed_good, snap.narrowed_bad, snap.sequence) == (sha(5), sha(6), 2)
+    assert prober.calls == [(sha(3), sha(7)), (sha(3), sha(5)), (sha(3), sha(6))]
+    assert [p.verdict for p in snap.probes] == [
+        ProbeVerdict.WORSE,
+        ProbeVerdict.NOT_WORSE,
+        ProbeVerdict.WORSE,
+    ]
+    assert prober.cases == [CASE] * 3
+
+
+def test_the_culprit_at_the_first_and_the_last_commit_of_the_range() -> None:
+    for culprit in (4, 7):
+        snap = follow_up(_suspected(), CASE, _plan(FakeProber(HISTORY, sha(culprit))))
+        assert snap is not None and (snap.status, snap.culprit) == (
+            ChangeStatus.BISECTED,
+            sha(culprit),
+        )
+        assert snap.culprit_pr is None  # its subject names no pull request
+
+
+def test_confirm_only_keeps_the_range_for_a_bisection_later() -> None:
+    prober = FakeProber(HISTORY, sha(6))
+    snap = follow_up(_suspected(), CASE, _plan(prober, bisect=False))
+    assert snap is not None and snap.status is ChangeStatus.CONFIRMED
+    assert (snap.narrowed_good, snap.narrowed_bad, snap.culprit) == (sha(3), sha(7), None)
+    assert len(prober.calls) == 1
+
+
+def test_a_range_of_one_commit_is_bisected_by_its_confirmation() -> None:
+    prober = FakeProber(HISTORY, sha(7))
+    snap = follow_up(_suspected(good=6, bad=7), CASE, _plan(prober))
+    assert snap is not None and (snap.status, snap.culprit) == (ChangeStatus.BISECTED, sha(7))
+    assert len(prober.calls) == 1
+
+
+def test_an_ab_that_finds_no_change_does_not_confirm() -> None:
+    prober = FakeProber(HISTORY, None)
+    snap = follow_up(_suspected(), CASE, _plan(prober))
+    assert snap is not None and snap.status is ChangeStatus.NOT_CONFIRMED
+    assert (snap.culprit, len(snap.probes), len(prober.calls)) == (None, 1, 1)
+    assert follow_up(snap, CASE, _plan(prober)) is None  # never probed again
+
+
+def test_an_undecided_confirmation_stays_suspected_with_its_probe_recorded() -> None:
+    prober = FakeProber(HISTORY, sha(6), unknown=frozenset({sha(7)}))
+    snap = follow_up(_suspected(), CASE, _plan(prober))
+    assert snap is not None and snap.status is ChangeStatus.SUSPECTED
+    assert [p.verdict for p in snap.probes] == [ProbeVerdict.UNKNOWN]
+
+
+def test_an_exhausted_budget_stays_confirmed_and_a_later_run_resumes() -> None:
+    prober = FakeProber(HISTORY, sha(6))
+    first = follow_up(_suspected(), CASE, _plan(prober, steps=2))
+    assert first is not None and first.status is ChangeStatus.CONFIRMED
+    assert (first.culprit, first.narrowed_good, first.narrowed_bad) == (None, sha(5), sha(7))
+    # stored on the branch and read back by the next run
+    content = record_bytes(first, "2026-12-01T19:00:00Z")
+    stored = parse_record(content, record_path(first, content))
+    assert stored == first
+    prober.calls.clear()
+    second = follow_up(stored, CASE, _plan(prober, steps=2))
+    assert second is not None and (second.status, second.culprit) == (
+        ChangeStatus.BISECTED,
+        sha(6),
+    )
+    assert prober.calls == [(sha(3), sha(6))]  # from the narrowed range, not from A..B again
+    assert len(second.probes) == 3 and second.sequence == first.sequence + 1
+
+
+def test_no_budget_left_probes_nothing() -> None:
+    prober = FakeProber(HISTORY, sha(6))
+    plan = _plan(prober, minutes=1.0)
+    prober.clock.now += 60.0
+    assert follow_up(_suspected(), CASE, plan) is None and prober.calls == []
+
+
+def test_improvements_and_other_machines_are_not_probed() -> None:
+    prober = FakeProber(HISTORY, sha(6))
+    assert follow_up(_suspected(direction=Direction.IMPROVEMENT), CASE, _plan(prober)) is None
+    elsewhere = dataclasses.replace(_suspected(), machine="another-runner")
+    assert follow_up(elsewhere, CASE, _plan(prober)) is None
+    assert prober.calls == []
+
+
+def test_resume_keeps_the_narrowed_range_inside_the_changes_range() -> None:
+    change: WatchedChange = _suspected()
+    narrowed = dataclasses.replace(change, narrowed_good=sha(5), narrowed_bad=sha(6))
+    assert resume_range(narrowed, HISTORY) == (sha(5), sha(6))
+    outside = dataclasses.replace(change, narrowed_good=sha(1), narrowed_bad=sha(9))
+    assert resume_range(outside, HISTORY) == (sha(3), sha(7))
+    crossed = dataclasses.replace(change, narrowed_good=sha(6), narrowed_bad=sha(5))
+    assert resume_range(crossed, HISTORY) == (sha(3), sha(7))
+    unknown = dataclasses.replace(change, narrowed_good="e" * 40, narrowed_bad="f" * 40)
+    assert resume_range(unknown, HISTORY) == (sha(3), sha(7))
