@@ -3,7 +3,14 @@
 A change the history suspects (last good measured commit A, first bad measured commit B) is
 re-measured: B against A, paired and interleaved (`perfgate.watch.prober`). Stably worse ->
 confirmed; not worse -> not-confirmed (the history's suspicion is dropped, never alerted);
-unknown -> it stays suspected and the probe is recorded (a later run tries again). When
+unknown -> it stays suspected and the probe is recorded (a later run tries again).
+
+One run per stored commit drifts by a few percent between runs, so the history can place a
+real step one measured commit early (A..B not worse, although the regime after B is). When
+B's regime holds later measured commits (up to ``regime_end``, the last one before the
+case's next change), a B not worse than A is not the end: A is measured against
+``regime_end``, and if that is stably worse the culprit lies in B..regime_end, which is
+bisected with B as the good end (every probe still against A). When
 B is A's next first-parent commit, a confirmed change is bisected at once: B is the culprit.
 Otherwise, asked to, the range is bisected (`perfgate.watch.bisect`) from where earlier runs
 left it (``narrowed_good`` .. ``narrowed_bad``), and a culprit found names its pull request.
@@ -50,8 +57,14 @@ def wants_probe(change: WatchedChange, machine: str, bisect: bool) -> bool:
     return bisect and change.status is ChangeStatus.CONFIRMED
 
 
-def follow_up(change: WatchedChange, case: ProbeCase, plan: FollowUp) -> WatchedChange | None:
-    """The next snapshot of ``change`` after this run's probes, or None when none ran."""
+def follow_up(
+    change: WatchedChange, case: ProbeCase, plan: FollowUp, regime_end: str | None = None
+) -> WatchedChange | None:
+    """The next snapshot of ``change`` after this run's probes, or None when none ran.
+
+    ``regime_end``: the last measured commit of the regime that starts at ``change.commit``
+    (see the module docstring); None or ``change.commit``: B is the only one.
+    """
     prober = plan.prober
     if not wants_probe(change, prober.machine, plan.bisect):
         return None
@@ -63,6 +76,12 @@ def follow_up(change: WatchedChange, case: ProbeCase, plan: FollowUp) -> Watched
             case, change.machine, change.last_good_commit, change.commit, plan.budget.remaining()
         )
         current, steps = _confirmed(change, probe, plan), 1
+        if _worth_the_regime(current, probe, plan, regime_end):
+            assert regime_end is not None
+            later = prober.measure(
+                case, change.machine, change.last_good_commit, regime_end, plan.budget.remaining()
+            )
+            current, steps = _confirmed_later(change, (probe, later), plan, regime_end), 2
     if current.status is ChangeStatus.CONFIRMED and plan.bisect:
         current = _bisected(current, case, plan, steps)
     if current is change:
@@ -91,6 +110,45 @@ def _confirmed(change: WatchedChange, probe: Probe, plan: FollowUp) -> WatchedCh
         )
     return advance(
         change, ChangeStatus.CONFIRMED, probes=probes, narrowed_good=good, narrowed_bad=bad
+    )
+
+
+def _worth_the_regime(
+    after: WatchedChange, probe: Probe, plan: FollowUp, regime_end: str | None
+) -> bool:
+    """Whether a B found not worse leaves later commits of its regime to measure."""
+    return (
+        probe.verdict is ProbeVerdict.NOT_WORSE
+        and regime_end is not None
+        and _span(plan.history, after.commit, regime_end) > 0
+        and plan.budget.allows(1)
+    )
+
+
+def _confirmed_later(
+    change: WatchedChange, made: tuple[Probe, Probe], plan: FollowUp, regime_end: str
+) -> WatchedChange:
+    """``change`` after ``made`` = (A vs B: not worse, A vs ``regime_end``): confirmed in
+    B..regime_end (bisected when that is one commit), not confirmed, or still suspected with
+    both probes recorded."""
+    probes, probe = (*change.probes, *made), made[1]
+    if probe.verdict is ProbeVerdict.NOT_WORSE:
+        return advance(change, ChangeStatus.NOT_CONFIRMED, probes=probes)
+    if probe.verdict is ProbeVerdict.UNKNOWN:
+        return change.updated(probes=probes)
+    good = change.commit
+    if _span(plan.history, good, regime_end) == 1:
+        return advance(
+            change,
+            ChangeStatus.BISECTED,
+            probes=probes,
+            culprit=regime_end,
+            culprit_pr=pull_request_number(plan.subject_of(regime_end)),
+            narrowed_good=good,
+            narrowed_bad=regime_end,
+        )
+    return advance(
+        change, ChangeStatus.CONFIRMED, probes=probes, narrowed_good=good, narrowed_bad=regime_end
     )
 
 
@@ -124,10 +182,15 @@ def _bisected(change: WatchedChange, case: ProbeCase, plan: FollowUp, steps: int
 
 def resume_range(change: WatchedChange, history: Sequence[str]) -> tuple[str, str]:
     """Where bisection goes on: the range narrowed so far, kept inside the change's range
-    (a catch-up run may have moved the change's measured commits since)."""
+    (a catch-up run may have moved the change's measured commits since), or inside
+    B..regime end where B was found not worse (`_confirmed_later`: good is B or later)."""
     position = {sha: i for i, sha in enumerate(history)}
     good, bad = change.last_good_commit, change.commit
     narrowed_good, narrowed_bad = change.narrowed_good, change.narrowed_bad
+    if narrowed_good is not None and narrowed_bad is not None and bad in position:
+        good_at, bad_at = position.get(narrowed_good, -1), position.get(narrowed_bad, -1)
+        if position[bad] <= good_at < bad_at:
+            return narrowed_good, narrowed_bad
     if narrowed_good is not None and position.get(narrowed_good, -1) > position.get(good, -1):
         good = narrowed_good
     if narrowed_bad is not None and -1 < position.get(narrowed_bad, -1) < position.get(bad, -1):

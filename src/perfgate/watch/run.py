@@ -66,9 +66,26 @@ def follow_up_all(
     changes = []
     for change in analysis.changes:
         case = case_of(change)
-        snap = follow_up(change, case, plan) if case is not None else None
+        end = regime_end(change, analysis)
+        snap = follow_up(change, case, plan, end) if case is not None else None
         changes.append(_merge(made, change, snap))
     return Analysis(tuple(changes), tuple(made.values()), analysis.series)
+
+
+def regime_end(change: WatchedChange, analysis: Analysis) -> str | None:
+    """The last measured commit of the regime ``change`` starts: the one before the first
+    bad commit of the case's next change, else the series' newest (None: not in a series)."""
+    series = analysis.series.get(change.case)
+    commits = [p.commit for p in series.points] if series is not None else []
+    if change.commit not in commits:
+        return None
+    start = commits.index(change.commit)
+    later = [
+        commits.index(c.commit)
+        for c in analysis.changes
+        if c.case == change.case and c.commit in commits and commits.index(c.commit) > start
+    ]
+    return commits[min(later, default=len(commits)) - 1]
 
 
 def alert(

@@ -146,3 +146,68 @@ def test_resume_keeps_the_narrowed_range_inside_the_changes_range() -> None:
     assert resume_range(crossed, HISTORY) == (sha(3), sha(7))
     unknown = dataclasses.replace(change, narrowed_good="e" * 40, narrowed_bad="f" * 40)
     assert resume_range(unknown, HISTORY) == (sha(3), sha(7))
+
+
+def test_a_step_the_history_placed_too_early_is_found_later_in_its_regime() -> None:
+    """One stored run per commit drifts: the history put the step at 3..7, but the culprit is
+    commit 9. B (7) is not worse than A; the regime's last measured commit (11) is, so the
+    change is confirmed in 7..11 and bisected there, every probe against A."""
+    prober = FakeProber(HISTORY, sha(9))
+    snap = follow_up(_suspected(), CASE, _plan(prober), regime_end=sha(11))
+    assert snap is not None
+    assert (snap.status, snap.culprit) == (ChangeStatus.BISECTED, sha(9))
+    assert prober.calls == [
+        (sha(3), sha(7)),
+        (sha(3), sha(11)),
+        (sha(3), sha(9)),
+        (sha(3), sha(8)),
+    ]
+    assert (snap.narrowed_good, snap.narrowed_bad) == (sha(8), sha(9))
+    # confirmed only (no bisection asked): the later range is kept for a later run
+    prober = FakeProber(HISTORY, sha(9))
+    snap = follow_up(_suspected(), CASE, _plan(prober, bisect=False), regime_end=sha(11))
+    assert snap is not None and snap.status is ChangeStatus.CONFIRMED
+    assert (snap.narrowed_good, snap.narrowed_bad) == (sha(7), sha(11))
+    assert resume_range(snap, HISTORY) == (sha(7), sha(11))
+
+
+def test_a_regime_not_worse_at_its_end_either_is_not_confirmed() -> None:
+    prober = FakeProber(HISTORY, None)
+    snap = follow_up(_suspected(), CASE, _plan(prober), regime_end=sha(11))
+    assert snap is not None and snap.status is ChangeStatus.NOT_CONFIRMED
+    assert prober.calls == [(sha(3), sha(7)), (sha(3), sha(11))]
+    assert len(snap.probes) == 2
+    # B is the regime's only commit: one probe, as before
+    prober = FakeProber(HISTORY, None)
+    snap = follow_up(_suspected(), CASE, _plan(prober), regime_end=sha(7))
+    assert snap is not None and snap.status is ChangeStatus.NOT_CONFIRMED
+    assert prober.calls == [(sha(3), sha(7))]
+
+
+def test_the_regime_of_a_change_ends_before_the_cases_next_change() -> None:
+    from perfgate.watch.run import Analysis, regime_end
+
+    series = series_of([1.0, 1.0, 1.08, 1.08, 1.0], positions=[0, 3, 7, 9, 11])
+
+    def change(good: int, bad: int) -> WatchedChange:
+        point = ChangePoint(
+            index=bad,
+            last_good_commit=sha(good),
+            first_bad_commit=sha(bad),
+            before=1.0,
+            after=1.08,
+            ratio=1.08,
+            direction=Direction.REGRESSION,
+            p_value=0.001,
+            evidence=Evidence.SAMPLES,
+        )
+        return new_change(series, point)
+
+    step, back = change(1, 2), change(3, 4)
+    alone = Analysis((step,), (), {step.case: series})
+    assert regime_end(step, alone) == sha(4)  # the series' newest commit
+    both = Analysis((step, back), (), {step.case: series})
+    assert regime_end(step, both) == sha(3)  # the commit before the next change
+    assert regime_end(back, both) == sha(4)
+    elsewhere = dataclasses.replace(step, commit="e" * 40)
+    assert regime_end(elsewhere, alone) is None
