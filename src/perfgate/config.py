@@ -118,6 +118,7 @@ class GateConfig:
     detect_margin: float = 0.02
     #: Default ``--budget-minutes`` of the full gate (None: the built-in default).
     budget_minutes: float | None = None
+    quick_budget_minutes: float = 3.0
     fingerprint_ignore: tuple[str, ...] = ()
     pin_threads: int | None = None
     resamples: int = 2000
@@ -183,6 +184,7 @@ _TOP_KEYS = {
     "variant_absolute",
     "detect_margin",
     "budget_minutes",
+    "quick_budget_minutes",
     "fingerprint_ignore",
     "pin_threads",
     "resamples",
@@ -345,6 +347,9 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
             "tool.perfgate.detect_margin", data.get("detect_margin", 0.02), 0.0, 1.0
         ),
         budget_minutes=_budget_minutes(data.get("budget_minutes")),
+        quick_budget_minutes=_minutes(
+            "tool.perfgate.quick_budget_minutes", data.get("quick_budget_minutes", 3.0)
+        ),
         fingerprint_ignore=checked.str_list(
             "tool.perfgate.fingerprint_ignore", data.get("fingerprint_ignore", [])
         ),

@@ -29,7 +29,6 @@ from perfgate.pipeline.partition import ShardSpec
 WORK_DIR = ".perfgate"
 #: The Numba cache folder under a run's folder, when the caller names none.
 KERNEL_CACHE_DIR = "numba-cache"
-QUICK_BUDGET_MIN = 5.0
 FULL_BUDGET_MIN = 90.0
 #: Changed benchmark files named in the report; the rest are counted.
 MAX_NAMED_FILES = 8
@@ -211,11 +210,12 @@ def selection(opts: GateOptions, config: GateConfig) -> tuple[str, ...]:
 
 
 def budget_seconds(opts: GateOptions, config: GateConfig) -> float:
-    """The measurement budget: ``--budget-minutes``, else the quick gate's, else
-    ``budget_minutes`` of ``[tool.perfgate]``, else the built-in full-gate default."""
+    """The measurement budget: ``--budget-minutes``, else the quick gate's
+    (``quick_budget_minutes``), else ``budget_minutes`` of ``[tool.perfgate]``, else the
+    built-in full-gate default."""
     minutes = opts.budget_minutes
     if minutes is None and opts.quick:
-        minutes = QUICK_BUDGET_MIN
+        minutes = config.quick_budget_minutes
     if minutes is None:
         minutes = config.budget_minutes or FULL_BUDGET_MIN
     if not (math.isfinite(minutes) and minutes > 0):

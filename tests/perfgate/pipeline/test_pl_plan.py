@@ -8,7 +8,7 @@ from perfgate.config import GateConfig, parse_config
 from perfgate.errors import ConfigError
 from perfgate.model import CaseComparison, CaseKey
 from perfgate.pipeline import plan
-from perfgate.pipeline.context import QUICK_BUDGET_MIN, GateOptions, budget_seconds
+from perfgate.pipeline.context import GateOptions, budget_seconds
 from perfgate.pipeline.sampling import short_sighted
 from perfgate.verdict import CaseVerdict
 
@@ -112,11 +112,15 @@ def test_blind_spots_within_reach_get_extra_rounds() -> None:
 
 
 def test_the_budget_default_comes_from_the_configuration() -> None:
-    """--budget-minutes wins; the quick gate keeps its own; else budget_minutes of the config."""
+    """--budget-minutes wins; the quick gate keeps its own (quick_budget_minutes, default 3);
+    else budget_minutes of the config."""
     cfg = GateConfig(budget_minutes=40.0)
     assert budget_seconds(GateOptions("a", "b"), cfg) == 2400.0
     assert budget_seconds(GateOptions("a", "b", budget_minutes=3.0), cfg) == 180.0
-    assert budget_seconds(GateOptions("a", "b", quick=True), cfg) == 60.0 * QUICK_BUDGET_MIN
+    assert budget_seconds(GateOptions("a", "b", quick=True), cfg) == 180.0
+    quick = GateConfig(budget_minutes=40.0, quick_budget_minutes=2.5)
+    assert budget_seconds(GateOptions("a", "b", quick=True), quick) == 150.0
+    assert budget_seconds(GateOptions("a", "b", quick=True, budget_minutes=9.0), quick) == 540.0
 
 
 def test_asv_attributes_from_cost_and_noise() -> None:
