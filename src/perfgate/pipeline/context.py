@@ -256,23 +256,37 @@ def build_settings(
         budget_s=budget_seconds(opts, config),
         env={**plan.env, **suite_grid_env(plan, opts.quick)},
         prefix=plan.prefix,
-        kernel_cache=kernel_cache_env(run_dir, os.environ),
+        kernel_cache=kernel_cache_env(run_dir, os.environ, repo),
     )
 
 
-def kernel_cache_env(run_dir: Path, environ: Mapping[str, str]) -> dict[str, str]:
+#: Set by CI services (GitHub Actions sets both): a run there gets a kernel cache of its own.
+CI_VARS = ("CI", "GITHUB_ACTIONS")
+#: The checkout's own kernel cache, as ``make`` names it (Makefile: NUMBA_CACHE_DIR).
+LOCAL_KERNEL_CACHE = Path(".cache") / "numba"
+
+
+def kernel_cache_env(
+    run_dir: Path, environ: Mapping[str, str], repo: Path | None = None
+) -> dict[str, str]:
     """The one Numba cache folder of every child of a run: parity and both sides' asv.
 
     Each run exports its commits afresh, so a cache beside the sources (or Numba's own
     path-derived one) would compile every kernel again in every export, for the parity step
     and for the first asv round of each side. termplan keys its kernels by content, so one
     folder serves both exports, and every later run that names the same folder: the caller's
-    ``NUMBA_CACHE_DIR`` when set (``make gate`` sets the checkout's). Otherwise the folder is
-    the run's own: the code being measured writes it, so on a runner whose work folder
-    outlives the job a shared default would let one pull request plant kernels for another.
+    ``NUMBA_CACHE_DIR`` when set; else, run by hand (no CI variable set), the checkout's
+    ``.cache/numba`` that ``make`` uses too, so ``perfgate gate`` and ``make gate`` of
+    unchanged kernels compile nothing. In CI the folder is the run's own: the code being
+    measured writes it, so on a runner whose work folder outlives the job a shared default
+    would let one pull request plant kernels for another.
     """
-    chosen = environ.get("NUMBA_CACHE_DIR") or str(run_dir / KERNEL_CACHE_DIR)
-    return {"NUMBA_CACHE_DIR": chosen}
+    if environ.get("NUMBA_CACHE_DIR"):
+        return {"NUMBA_CACHE_DIR": environ["NUMBA_CACHE_DIR"]}
+    in_ci = any(environ.get(name, "").lower() not in ("", "0", "false") for name in CI_VARS)
+    if repo is not None and not in_ci:
+        return {"NUMBA_CACHE_DIR": str(repo.resolve() / LOCAL_KERNEL_CACHE)}
+    return {"NUMBA_CACHE_DIR": str(run_dir / KERNEL_CACHE_DIR)}
 
 
 def suite_grid_env(

@@ -42,12 +42,22 @@ def test_the_callers_cache_folder_wins() -> None:
     assert kernel_cache_env(Path("/w"), {"NUMBA_CACHE_DIR": "/c"}) == {"NUMBA_CACHE_DIR": "/c"}
 
 
-def test_without_one_the_run_folder_holds_it() -> None:
-    """One folder for both exports of the run; not the persistent work folder, which
+def test_without_one_in_ci_the_run_folder_holds_it() -> None:
+    """In CI: one folder for both exports of the run; not the persistent work folder, which
     another pull request's run would read."""
     expected = str(Path("/w") / KERNEL_CACHE_DIR)
-    assert kernel_cache_env(Path("/w"), {}) == {"NUMBA_CACHE_DIR": expected}
-    assert kernel_cache_env(Path("/w"), {"NUMBA_CACHE_DIR": ""}) == {"NUMBA_CACHE_DIR": expected}
+    for ci in ({"CI": "true"}, {"GITHUB_ACTIONS": "true"}, {"CI": "1", "NUMBA_CACHE_DIR": ""}):
+        assert kernel_cache_env(Path("/w"), ci, Path("/repo")) == {"NUMBA_CACHE_DIR": expected}
+    assert kernel_cache_env(Path("/w"), {}) == {"NUMBA_CACHE_DIR": expected}  # no checkout
+
+
+def test_without_one_by_hand_the_checkouts_cache_holds_it(tmp_path: Path) -> None:
+    """Run by hand (``perfgate gate`` without make): the checkout's .cache/numba, the folder
+    ``make`` names, so a later run of unchanged kernels compiles nothing either way."""
+    expected = str(tmp_path.resolve() / ".cache" / "numba")
+    for by_hand in ({}, {"CI": ""}, {"CI": "false", "GITHUB_ACTIONS": "0"}):
+        got = kernel_cache_env(Path("/w"), by_hand, tmp_path)
+        assert got == {"NUMBA_CACHE_DIR": expected}
 
 
 def test_parity_runs_with_the_runs_cache_folder(
