@@ -25,7 +25,8 @@ class FakeClock:
 
 @dataclass
 class FakeProber:
-    """Answers from the planted ``culprit`` (None: nothing is worse anywhere)."""
+    """Answers from the planted ``culprit`` (None: nothing is worse anywhere), undone at
+    ``recovery`` (None: never)."""
 
     history: Sequence[str]
     culprit: str | None
@@ -34,6 +35,7 @@ class FakeProber:
     minutes: float = 3.0
     factor: float = 1.08
     clock: FakeClock = field(default_factory=FakeClock)
+    recovery: str | None = None
     calls: list[tuple[str, str]] = field(default_factory=list)
     cases: list[ProbeCase] = field(default_factory=list)
 
@@ -64,4 +66,5 @@ class FakeProber:
         if self.culprit is None:
             return False
         at = list(self.history).index
-        return at(sha_a) < at(self.culprit) <= at(sha_b)
+        back = self.recovery is not None and at(self.recovery) <= at(sha_b)
+        return at(sha_a) < at(self.culprit) <= at(sha_b) and not back

@@ -11,12 +11,12 @@ One JSON file per snapshot of a change (`perfgate.watch.state.WatchedChange`), k
      "direction": "regression", "status": "suspected", "evidence": "commits",
      "p_value": 0.004, "before": 1.0, "after": 1.08, "culprit": null, "issue": 12,
      "issue_closed": false, "recovered_by": null, "culprit_pr": null,
-     "narrowed_good": "<sha>", "narrowed_bad": "<sha>",
+     "narrowed_good": "<sha>", "narrowed_bad": "<sha>", "checked_through": "<sha>",
      "probes": [{"base": "<sha>", "head": "<sha>", "verdict": "worse", "ratio": 1.08,
                  "ci_low": 1.06, "ci_high": 1.10, "seconds": 190.0, "note": ""}]}
 
-The last four keys (a confirmation's and a bisection's progress) came later: a record
-without them reads as none yet.
+The last five keys (a confirmation's, a bisection's and a recovery check's progress) came
+later: a record without them reads as none yet.
 
 The name depends on the content, so two writers that record the same snapshot add one file,
 and two that record different ones at the same sequence both keep theirs (the readers pick
@@ -77,6 +77,7 @@ def record_bytes(change: WatchedChange, recorded_at: str) -> bytes:
         "culprit_pr": change.culprit_pr,
         "narrowed_good": change.narrowed_good,
         "narrowed_bad": change.narrowed_bad,
+        "checked_through": change.checked_through,
         "probes": [_probe_data(p) for p in change.probes],
     }
     return (json.dumps(data, indent=1) + "\n").encode()
@@ -143,6 +144,7 @@ def _change(data: Mapping[str, Any]) -> WatchedChange:
         culprit_pr=_optional_int(data, "culprit_pr"),
         narrowed_good=_optional_text(data, "narrowed_good", later=True),
         narrowed_bad=_optional_text(data, "narrowed_bad", later=True),
+        checked_through=_optional_text(data, "checked_through", later=True),
         probes=_probes(data.get("probes", [])),
     )
 

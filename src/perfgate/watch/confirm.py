@@ -86,7 +86,13 @@ def follow_up(
         current = _bisected(current, case, plan, steps)
     if current is change:
         return None
+    if current.status in _MEASURED and current.checked_through is None:
+        current = dataclasses.replace(current, checked_through=regime_end or current.commit)
     return dataclasses.replace(current, sequence=change.sequence + 1)
+
+
+#: Statuses a probe showed stably worse: later commits are re-measured for a recovery.
+_MEASURED = frozenset({ChangeStatus.CONFIRMED, ChangeStatus.BISECTED})
 
 
 def _confirmed(change: WatchedChange, probe: Probe, plan: FollowUp) -> WatchedChange:

@@ -73,6 +73,7 @@ def watched_record(change: WatchedChange) -> dict[str, object]:
         "culprit_pr": change.culprit_pr,
         "narrowed_good": change.narrowed_good,
         "narrowed_bad": change.narrowed_bad,
+        "checked_through": change.checked_through,
         "probes": [probe_record(p) for p in change.probes],
     }
 

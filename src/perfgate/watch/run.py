@@ -18,6 +18,7 @@ from perfgate.watch.confirm import FollowUp, follow_up
 from perfgate.watch.detect import detect
 from perfgate.watch.issues import Action, Alerter
 from perfgate.watch.prober import ProbeCase
+from perfgate.watch.recheck import recheck
 from perfgate.watch.series import Series
 from perfgate.watch.state import WatchedChange, latest, reconcile
 
@@ -58,7 +59,8 @@ def follow_up_all(
     plan: FollowUp,
     case_of: Callable[[WatchedChange], ProbeCase | None],
 ) -> Analysis:
-    """Re-measure (and bisect) every change that needs it; the analysis with the results.
+    """Re-measure (and bisect) every change that needs it, and re-measure open regressions
+    at a newer tip for a recovery (`perfgate.watch.recheck`); the analysis with the results.
 
     ``case_of(change)`` names the case to measure (None: it cannot be selected, skipped).
     """
@@ -66,10 +68,18 @@ def follow_up_all(
     changes = []
     for change in analysis.changes:
         case = case_of(change)
-        end = regime_end(change, analysis)
-        snap = follow_up(change, case, plan, end) if case is not None else None
+        snap = None
+        if case is not None:
+            snap = follow_up(change, case, plan, regime_end(change, analysis))
+            snap = snap or recheck(change, case, plan, tip_of(change, analysis))
         changes.append(_merge(made, change, snap))
     return Analysis(tuple(changes), tuple(made.values()), analysis.series)
+
+
+def tip_of(change: WatchedChange, analysis: Analysis) -> str | None:
+    """The newest measured commit of ``change``'s series (None: no series)."""
+    series = analysis.series.get(change.case)
+    return series.points[-1].commit if series is not None and series.points else None
 
 
 def regime_end(change: WatchedChange, analysis: Analysis) -> str | None:

@@ -34,8 +34,9 @@ from perfgate.watch.gate_prober import GateProber, local_machine
 from perfgate.watch.issues import Action, Alerter, IssuesApi, issues_from_env
 from perfgate.watch.load import case_selector, load_series
 from perfgate.watch.prober import Prober
+from perfgate.watch.recheck import wants_recheck
 from perfgate.watch.record import watched_record
-from perfgate.watch.run import Analysis, alert, analyse, follow_up_all
+from perfgate.watch.run import Analysis, alert, analyse, follow_up_all, tip_of
 from perfgate.watch.state import WatchedChange
 from perfgate.watch.store import read_state, record_state
 
@@ -146,10 +147,18 @@ def _follow_up(options: WatchOptions, analysis: Analysis, plan: FollowUp) -> Ana
     machine = plan.prober.machine
     if options.dry_run:
         for change in analysis.changes:
+            tip = tip_of(change, analysis)
             if wants_probe(change, machine, options.bisect):
                 what = "confirm" if change.status is ChangeStatus.SUSPECTED else "bisect"
                 span = f"{change.last_good_commit[:8]}..{change.commit[:8]}"
-                print(f"perfgate watch: would {what} {span} of {change.label}", file=sys.stderr)
+            elif wants_recheck(change, machine, tip, plan.history):
+                what, span = (
+                    "re-measure for a recovery",
+                    f"{change.last_good_commit[:8]}..{str(tip)[:8]}",
+                )
+            else:
+                continue
+            print(f"perfgate watch: would {what} {span} of {change.label}", file=sys.stderr)
         return analysis
     select = case_selector(options.results)
     done = follow_up_all(analysis, plan, lambda c: select(c.benchmark, c.params))

@@ -62,7 +62,9 @@ class WatchedChange:
     ``issue_closed`` whether the watch closed it; ``recovered_by`` the first commit of the
     change that recovered it. ``culprit_pr`` is the pull request the culprit came from;
     ``narrowed_good`` .. ``narrowed_bad`` the range a bisection has narrowed the change to so
-    far, and ``probes`` every A/B re-measurement made for it, oldest first.
+    far, and ``probes`` every A/B re-measurement made for it, oldest first;
+    ``checked_through`` the newest measured commit its probes have covered (a newer one is
+    re-measured for a recovery, `perfgate.watch.recheck`).
     """
 
     change_id: str
@@ -86,6 +88,7 @@ class WatchedChange:
     culprit_pr: int | None = None
     narrowed_good: str | None = None
     narrowed_bad: str | None = None
+    checked_through: str | None = None
     probes: tuple[Probe, ...] = ()
 
     @property

@@ -111,10 +111,12 @@ def test_an_ab_that_does_not_confirm_opens_nothing_and_is_not_probed_again(
     history.measure(STORED, slowdown(7))
     prober = _prober(history, None)  # the history's step does not reproduce
     (record,) = json.loads(_run(history, server, prober, bisect=True, as_json=True))
-    assert (record["status"], record["issue"], len(prober.calls)) == ("not-confirmed", None, 1)
+    # A against B (8), then against the regime's last stored commit (12): neither is worse
+    assert (record["status"], record["issue"], len(prober.calls)) == ("not-confirmed", None, 2)
+    assert [head for _base, head in prober.calls] == [history.commits[7], history.commits[11]]
     assert server.fake.issues == {}
     _run(history, server, prober, bisect=True)
-    assert len(prober.calls) == 1 and server.fake.issues == {}
+    assert len(prober.calls) == 2 and server.fake.issues == {}
 
 
 def test_a_recovery_at_commit_11_closes_the_bisected_issue(
@@ -131,6 +133,27 @@ def test_a_recovery_at_commit_11_closes_the_bisected_issue(
     assert (regression["status"], regression["recovered_by"]) == ("recovered", history.commits[11])
     assert regression["culprit"] == history.commits[6]
     assert [i["state"] for i in server.fake.issues.values()] == ["closed"]
+
+
+def test_a_recovery_the_history_misses_is_found_by_measuring_the_new_tip(
+    tmp_path: Path, make_server: MakeServer
+) -> None:
+    """Commit 12's one stored run still looks slow (drift), but the paired A/B of A against
+    it finds the case back (recovered at 11): the issue is closed; a rerun measures nothing."""
+    server, history = make_server(), scripted_history(tmp_path)
+    history.measure((1, 4, 8), slowdown(7))
+    _run(history, server, _prober(history, 7), bisect=True)
+    history.measure((12,), slowdown(7), seed=8)
+    prober = FakeProber(
+        history.commits, history.commits[6], machine_name=MACHINE, recovery=history.commits[10]
+    )
+    out = json.loads(_run(history, server, prober, bisect=True, as_json=True))
+    regression = next(r for r in out if r["direction"] == "regression")
+    assert (regression["status"], regression["recovered_by"]) == ("recovered", history.commits[11])
+    assert prober.calls == [(history.commits[3], history.commits[11])]
+    assert [i["state"] for i in server.fake.issues.values()] == ["closed"]
+    _run(history, server, prober, bisect=True)
+    assert len(prober.calls) == 1
 
 
 def test_another_machines_change_is_left_to_its_runner(
