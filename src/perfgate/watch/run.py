@@ -59,8 +59,9 @@ def follow_up_all(
     plan: FollowUp,
     case_of: Callable[[WatchedChange], ProbeCase | None],
 ) -> Analysis:
-    """Re-measure (and bisect) every change that needs it, and re-measure open regressions
-    at a newer tip for a recovery (`perfgate.watch.recheck`); the analysis with the results.
+    """Re-measure (and bisect) every change that needs it, then re-measure each open
+    regression at a tip its probes have not covered, in the same run (`perfgate.watch.recheck`:
+    a recovery); the analysis with the results (one snapshot per change).
 
     ``case_of(change)`` names the case to measure (None: it cannot be selected, skipped).
     """
@@ -71,7 +72,8 @@ def follow_up_all(
         snap = None
         if case is not None:
             snap = follow_up(change, case, plan, regime_end(change, analysis))
-            snap = snap or recheck(change, case, plan, tip_of(change, analysis))
+            again = recheck(snap or change, case, plan, tip_of(change, analysis))
+            snap = replace(again, sequence=change.sequence + 1) if again is not None else snap
         changes.append(_merge(made, change, snap))
     return Analysis(tuple(changes), tuple(made.values()), analysis.series)
 

@@ -68,3 +68,44 @@ def test_nothing_to_recheck() -> None:
     assert recheck(_suspected(), CASE, _plan(prober), sha(11)) is None
     assert recheck(open_change, CASE, _plan(prober, minutes=0.0), sha(11)) is None  # no budget
     assert len(prober.calls) == calls
+
+
+def test_a_tip_beyond_the_regime_is_rechecked_in_the_same_run() -> None:
+    """A later (noise) change ends the regression's regime at 8 while 11 is stored: the run
+    that bisects also measures A against 11, so the next run has nothing left to measure."""
+    from watch_fakes import series_of
+
+    from perfgate.watch.detect import ChangePoint, Evidence
+    from perfgate.watch.run import Analysis, follow_up_all
+    from perfgate.watch.state import new_change
+
+    series = series_of([1.0] * 12)  # commits sha(0)..sha(11), one per position
+
+    def change(good: int, bad: int, direction: Direction) -> WatchedChange:
+        point = ChangePoint(
+            index=bad,
+            last_good_commit=sha(good),
+            first_bad_commit=sha(bad),
+            before=1.0,
+            after=1.08,
+            ratio=1.08,
+            direction=direction,
+            p_value=0.001,
+            evidence=Evidence.SAMPLES,
+        )
+        return new_change(series, point)
+
+    slower, noise = change(3, 7, Direction.REGRESSION), change(7, 9, Direction.IMPROVEMENT)
+    analysis = Analysis((slower, noise), (), {slower.case: series})
+    prober = FakeProber(HISTORY, sha(6))
+    done = follow_up_all(analysis, _plan(prober), lambda _c: CASE)
+    snap = next(c for c in done.changes if c.change_id == slower.change_id)
+    assert (snap.status, snap.culprit, snap.checked_through) == (
+        ChangeStatus.BISECTED,
+        sha(6),
+        sha(11),
+    )
+    assert prober.calls[-1] == (sha(3), sha(11)) and snap.sequence == slower.sequence + 1
+    calls = len(prober.calls)
+    again = follow_up_all(Analysis(done.changes, (), done.series), _plan(prober), lambda _c: CASE)
+    assert len(prober.calls) == calls and again.snapshots == ()
