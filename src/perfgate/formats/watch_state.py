@@ -33,7 +33,7 @@ from typing import Any
 
 from perfgate.errors import ResultFileError
 from perfgate.watch.detect import ChangeStatus, Direction, Evidence
-from perfgate.watch.prober import Probe, ProbeVerdict
+from perfgate.watch.prober import Probe, ProbeVerdict, probe_record
 from perfgate.watch.state import WatchedChange
 
 WATCH_API_VERSION = 1
@@ -78,7 +78,7 @@ def record_bytes(change: WatchedChange, recorded_at: str) -> bytes:
         "narrowed_good": change.narrowed_good,
         "narrowed_bad": change.narrowed_bad,
         "checked_through": change.checked_through,
-        "probes": [_probe_data(p) for p in change.probes],
+        "probes": [probe_record(p) for p in change.probes],
     }
     return (json.dumps(data, indent=1) + "\n").encode()
 
@@ -163,19 +163,6 @@ def _optional_int(data: Mapping[str, Any], key: str) -> int | None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
         raise ValueError(f"{key} must be an int or null")
     return value
-
-
-def _probe_data(probe: Probe) -> dict[str, Any]:
-    return {
-        "base": probe.base,
-        "head": probe.head,
-        "verdict": probe.verdict.value,
-        "ratio": probe.ratio,
-        "ci_low": probe.ci_low,
-        "ci_high": probe.ci_high,
-        "seconds": probe.seconds,
-        "note": probe.note,
-    }
 
 
 def _probes(items: Any) -> tuple[Probe, ...]:

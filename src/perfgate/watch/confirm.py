@@ -98,24 +98,8 @@ _MEASURED = frozenset({ChangeStatus.CONFIRMED, ChangeStatus.BISECTED})
 def _confirmed(change: WatchedChange, probe: Probe, plan: FollowUp) -> WatchedChange:
     """``change`` after the A/B of its range: confirmed (or bisected), not confirmed, or as it
     was with the probe recorded."""
-    probes = (*change.probes, probe)
-    if probe.verdict is ProbeVerdict.NOT_WORSE:
-        return advance(change, ChangeStatus.NOT_CONFIRMED, probes=probes)
-    if probe.verdict is ProbeVerdict.UNKNOWN:
-        return change.updated(probes=probes)
-    good, bad = change.last_good_commit, change.commit
-    if _span(plan.history, good, bad) == 1:
-        return advance(
-            change,
-            ChangeStatus.BISECTED,
-            probes=probes,
-            culprit=bad,
-            culprit_pr=pull_request_number(plan.subject_of(bad)),
-            narrowed_good=good,
-            narrowed_bad=bad,
-        )
-    return advance(
-        change, ChangeStatus.CONFIRMED, probes=probes, narrowed_good=good, narrowed_bad=bad
+    return _measured(
+        change, (*change.probes, probe), plan, (change.last_good_commit, change.commit)
     )
 
 
@@ -137,24 +121,33 @@ def _confirmed_later(
     """``change`` after ``made`` = (A vs B: not worse, A vs ``regime_end``): confirmed in
     B..regime_end (bisected when that is one commit), not confirmed, or still suspected with
     both probes recorded."""
-    probes, probe = (*change.probes, *made), made[1]
-    if probe.verdict is ProbeVerdict.NOT_WORSE:
+    return _measured(change, (*change.probes, *made), plan, (change.commit, regime_end))
+
+
+def _measured(
+    change: WatchedChange, probes: tuple[Probe, ...], plan: FollowUp, span: tuple[str, str]
+) -> WatchedChange:
+    """``change`` after its newest probe (the last of ``probes``) measured A against the bad
+    end of ``span`` = (good, bad): worse -> confirmed in that range (bisected when it is one
+    commit), not worse -> not confirmed, unknown -> as it was with the probes recorded."""
+    verdict = probes[-1].verdict
+    if verdict is ProbeVerdict.NOT_WORSE:
         return advance(change, ChangeStatus.NOT_CONFIRMED, probes=probes)
-    if probe.verdict is ProbeVerdict.UNKNOWN:
+    if verdict is ProbeVerdict.UNKNOWN:
         return change.updated(probes=probes)
-    good = change.commit
-    if _span(plan.history, good, regime_end) == 1:
+    good, bad = span
+    if _span(plan.history, good, bad) == 1:
         return advance(
             change,
             ChangeStatus.BISECTED,
             probes=probes,
-            culprit=regime_end,
-            culprit_pr=pull_request_number(plan.subject_of(regime_end)),
+            culprit=bad,
+            culprit_pr=pull_request_number(plan.subject_of(bad)),
             narrowed_good=good,
-            narrowed_bad=regime_end,
+            narrowed_bad=bad,
         )
     return advance(
-        change, ChangeStatus.CONFIRMED, probes=probes, narrowed_good=good, narrowed_bad=regime_end
+        change, ChangeStatus.CONFIRMED, probes=probes, narrowed_good=good, narrowed_bad=bad
     )
 
 

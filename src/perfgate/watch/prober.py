@@ -75,3 +75,17 @@ class Prober(Protocol):
         """B (``sha_b``) against A (``sha_a``) for ``case`` on ``machine``, within about
         ``budget_s`` seconds; failures to measure are an UNKNOWN probe, not an exception."""
         ...
+
+
+def probe_record(probe: Probe) -> dict[str, object]:
+    """One A/B probe as plain data (the verdict as its enum value)."""
+    return {
+        "base": probe.base,
+        "head": probe.head,
+        "verdict": probe.verdict.value,
+        "ratio": probe.ratio,
+        "ci_low": probe.ci_low,
+        "ci_high": probe.ci_high,
+        "seconds": probe.seconds,
+        "note": probe.note,
+    }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from perfgate.watch.detect import ChangePoint
-from perfgate.watch.prober import Probe
+from perfgate.watch.prober import probe_record
 from perfgate.watch.series import Series
 from perfgate.watch.state import WatchedChange
 
@@ -75,18 +75,4 @@ def watched_record(change: WatchedChange) -> dict[str, object]:
         "narrowed_bad": change.narrowed_bad,
         "checked_through": change.checked_through,
         "probes": [probe_record(p) for p in change.probes],
-    }
-
-
-def probe_record(probe: Probe) -> dict[str, object]:
-    """One A/B probe as plain data (the verdict as its enum value)."""
-    return {
-        "base": probe.base,
-        "head": probe.head,
-        "verdict": probe.verdict.value,
-        "ratio": probe.ratio,
-        "ci_low": probe.ci_low,
-        "ci_high": probe.ci_high,
-        "seconds": probe.seconds,
-        "note": probe.note,
     }

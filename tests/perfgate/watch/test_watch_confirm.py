@@ -7,14 +7,14 @@ from __future__ import annotations
 import dataclasses
 
 from fake_prober import FakeProber
-from watch_fakes import series_of, sha
+from watch_fakes import series_of, sha, step_change
 
 from perfgate.formats.watch_state import parse_record, record_bytes, record_path
 from perfgate.watch.bisect import Budget
 from perfgate.watch.confirm import FollowUp, follow_up, resume_range
-from perfgate.watch.detect import ChangePoint, ChangeStatus, Direction, Evidence
+from perfgate.watch.detect import ChangeStatus, Direction
 from perfgate.watch.prober import ProbeCase, ProbeVerdict
-from perfgate.watch.state import WatchedChange, new_change
+from perfgate.watch.state import WatchedChange
 
 HISTORY = [sha(i) for i in range(12)]  # commit k of main is sha(k - 1)
 SERIES = series_of([1.0, 1.0, 1.08, 1.08], positions=[0, 3, 7, 11])
@@ -23,18 +23,7 @@ SUBJECTS = {sha(6): "Vectorise the slice (#42)"}
 
 
 def _suspected(good: int = 3, bad: int = 7, direction: Direction = Direction.REGRESSION):
-    point = ChangePoint(
-        index=2,
-        last_good_commit=sha(good),
-        first_bad_commit=sha(bad),
-        before=1.0,
-        after=1.08,
-        ratio=1.08,
-        direction=direction,
-        p_value=0.001,
-        evidence=Evidence.SAMPLES,
-    )
-    return new_change(SERIES, point)
+    return step_change(SERIES, sha(good), sha(bad), direction)
 
 
 def _plan(prober: FakeProber, bisect: bool = True, steps: int = 8, minutes: float = 60.0):
@@ -190,18 +179,7 @@ def test_the_regime_of_a_change_ends_before_the_cases_next_change() -> None:
     series = series_of([1.0, 1.0, 1.08, 1.08, 1.0], positions=[0, 3, 7, 9, 11])
 
     def change(good: int, bad: int) -> WatchedChange:
-        point = ChangePoint(
-            index=bad,
-            last_good_commit=sha(good),
-            first_bad_commit=sha(bad),
-            before=1.0,
-            after=1.08,
-            ratio=1.08,
-            direction=Direction.REGRESSION,
-            p_value=0.001,
-            evidence=Evidence.SAMPLES,
-        )
-        return new_change(series, point)
+        return step_change(series, sha(good), sha(bad), index=bad)
 
     step, back = change(1, 2), change(3, 4)
     alone = Analysis((step,), (), {step.case: series})

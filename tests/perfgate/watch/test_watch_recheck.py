@@ -7,11 +7,12 @@ import dataclasses
 
 from fake_prober import FakeProber
 from test_watch_confirm import CASE, HISTORY, _plan, _suspected
-from watch_fakes import sha
+from watch_fakes import series_of, sha, step_change
 
 from perfgate.watch.confirm import follow_up
 from perfgate.watch.detect import ChangeStatus, Direction
 from perfgate.watch.recheck import recheck, wants_recheck
+from perfgate.watch.run import Analysis, follow_up_all
 from perfgate.watch.state import WatchedChange
 
 
@@ -73,27 +74,10 @@ def test_nothing_to_recheck() -> None:
 def test_a_tip_beyond_the_regime_is_rechecked_in_the_same_run() -> None:
     """A later (noise) change ends the regression's regime at 8 while 11 is stored: the run
     that bisects also measures A against 11, so the next run has nothing left to measure."""
-    from watch_fakes import series_of
-
-    from perfgate.watch.detect import ChangePoint, Evidence
-    from perfgate.watch.run import Analysis, follow_up_all
-    from perfgate.watch.state import new_change
-
     series = series_of([1.0] * 12)  # commits sha(0)..sha(11), one per position
 
     def change(good: int, bad: int, direction: Direction) -> WatchedChange:
-        point = ChangePoint(
-            index=bad,
-            last_good_commit=sha(good),
-            first_bad_commit=sha(bad),
-            before=1.0,
-            after=1.08,
-            ratio=1.08,
-            direction=direction,
-            p_value=0.001,
-            evidence=Evidence.SAMPLES,
-        )
-        return new_change(series, point)
+        return step_change(series, sha(good), sha(bad), direction, index=bad)
 
     slower, noise = change(3, 7, Direction.REGRESSION), change(7, 9, Direction.IMPROVEMENT)
     analysis = Analysis((slower, noise), (), {slower.case: series})

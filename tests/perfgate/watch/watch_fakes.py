@@ -6,7 +6,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from perfgate.watch.detect import ChangePoint, Direction, Evidence
 from perfgate.watch.series import HistoryPoint, Series
+from perfgate.watch.state import WatchedChange, new_change
 
 CV = 0.02  # the noise of every synthetic series: 2% coefficient of variation
 
@@ -74,3 +76,26 @@ def sampled_series(
         higher_is_better,
         tuple(points),
     )
+
+
+def step_change(
+    series: Series,
+    good: str,
+    bad: str,
+    direction: Direction = Direction.REGRESSION,
+    index: int = 2,
+) -> WatchedChange:
+    """The first snapshot of an 8% step of ``series`` between commits ``good`` and ``bad``
+    (the ratio oriented as the detector reports it: worse > 1 for a regression)."""
+    point = ChangePoint(
+        index=index,
+        last_good_commit=good,
+        first_bad_commit=bad,
+        before=1.0,
+        after=1.08,
+        ratio=1.08,
+        direction=direction,
+        p_value=0.001,
+        evidence=Evidence.SAMPLES,
+    )
+    return new_change(series, point)
