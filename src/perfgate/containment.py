@@ -190,3 +190,16 @@ def wait_exited(pid: int, timeout_s: float) -> bool:
 def killed() -> tuple[Straggler, ...]:
     """Every straggler this process killed so far (the subreaper is process-wide)."""
     return tuple(_killed)
+
+
+def killed_note(since: int) -> tuple[str, ...]:
+    """A report note naming the processes killed after ``since`` of them had been (the head's
+    code left them running after the command that started them returned: suspicious)."""
+    late = killed()[since:]
+    if not late:
+        return ()
+    shown = ", ".join(str(s) for s in late[:10]) + (", ..." if len(late) > 10 else "")
+    return (
+        f"contained: {len(late)} process(es) still running after the command that started "
+        f"them had returned were killed before this report was written (suspicious): {shown}",
+    )

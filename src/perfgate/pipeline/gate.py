@@ -106,7 +106,7 @@ def _gate_run(
     hooks.log(f"parity: {parity_result.status.value}" + (" (from CI)" if given else ""))
     if parity_result.status is not ParityStatus.PASSED:
         failed = decide.parity_failure_decision(parity_result)
-        notes = (*_stragglers(killed_before), *changes)
+        notes = (*containment.killed_note(killed_before), *changes)
         return _report(opts, s, failed, None, parity_result, None, notes)
     hooks.register_machine(machine_name)
     noise, noise_note = context.usable_noise_file(
@@ -126,7 +126,11 @@ def _gate_run(
         analysis.rows, analysis.variants, config,
         parity=parity_result, parity_required=True, environment=environment,
     )  # fmt: skip
-    notes = (*_notes(s, measured, noise_note, plan), *_stragglers(killed_before), *changes)
+    notes = (
+        *_notes(s, measured, noise_note, plan),
+        *containment.killed_note(killed_before),
+        *changes,
+    )
     return _report(opts, s, decision, analysis, parity_result, environment, notes)
 
 
@@ -151,18 +155,6 @@ def _parity_note(opts: GateOptions, s: GateSettings) -> str:
     return (
         f"parity: taken from {opts.parity_result}, CI's run at this head ({s.head[:12]}); "
         "not re-run on this machine"
-    )
-
-
-def _stragglers(killed_before: int) -> tuple[str, ...]:
-    """A note naming the processes the head's code left running (killed, suspicious)."""
-    killed = containment.killed()[killed_before:]
-    if not killed:
-        return ()
-    shown = ", ".join(str(s) for s in killed[:10]) + (", ..." if len(killed) > 10 else "")
-    return (
-        f"contained: {len(killed)} process(es) still running after the command that started "
-        f"them had returned were killed before this report was written (suspicious): {shown}",
     )
 
 

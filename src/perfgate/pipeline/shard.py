@@ -40,7 +40,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from perfgate import machine
+from perfgate import containment, machine
 from perfgate.atomic import check_output_dir
 from perfgate.errors import RunnerError, UserError
 from perfgate.formats import samples, shard_manifest
@@ -119,6 +119,7 @@ def _measure_shard(
     head, else run here), the partition, then this shard's measurement; writes shard.json
     (also after a parity failure)."""
     fp_start, pin = machine_at_start
+    killed_before = len(containment.killed())
     found = context.read_noise(s.repo, opts.floors_ref, s.machine)
     parity_result = given or parity.run_parity(s, parity.parity_command(s.config, opts.quick))
     hooks.log(
@@ -133,6 +134,7 @@ def _measure_shard(
     )  # fmt: skip
     opts.report_dir.mkdir(parents=True, exist_ok=True)
     if parity_result.status is not ParityStatus.PASSED:
+        base = replace(base, notes=containment.killed_note(killed_before))
         shard_manifest.write_manifest(opts.report_dir, base)
         return decide.parity_failure_decision(parity_result).exit_code
     hooks.register_machine(s.machine)
@@ -151,6 +153,7 @@ def _measure_shard(
         cautious = replace(s.config, elsewhere_tests=len(planned) - len(mine))
         selected = replace(s, bench=tuple(selection_regexes(mine, names)), config=cautious)
         manifest = _measure(selected, hooks, manifest, floors, pin, opts.report_dir)
+    manifest = replace(manifest, notes=(*manifest.notes, *containment.killed_note(killed_before)))
     shard_manifest.write_manifest(opts.report_dir, manifest)
     hooks.log(f"shard {spec.label}: written to {opts.report_dir}")
     return 0

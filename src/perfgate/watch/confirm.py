@@ -78,6 +78,8 @@ def follow_up(
         current, steps = _confirmed(change, probe, plan), 1
         if _worth_the_regime(current, probe, plan, regime_end):
             assert regime_end is not None
+            if not plan.budget.allows(1):  # not-confirmed is final: leave it for a later run
+                return change.updated(probes=(*change.probes, probe))
             later = prober.measure(
                 case, change.machine, change.last_good_commit, regime_end, plan.budget.remaining()
             )
@@ -87,8 +89,18 @@ def follow_up(
     if current is change:
         return None
     if current.status in _MEASURED and current.checked_through is None:
-        current = dataclasses.replace(current, checked_through=regime_end or current.commit)
+        current = dataclasses.replace(
+            current, checked_through=newest_probed(current, plan.history)
+        )
     return dataclasses.replace(current, sequence=change.sequence + 1)
+
+
+def newest_probed(change: WatchedChange, history: Sequence[str]) -> str:
+    """The newest commit (in ``history`` order) a probe of ``change`` measured as its head;
+    ``change.commit`` when none is in the history."""
+    position = {sha: i for i, sha in enumerate(history)}
+    heads = [p.head for p in change.probes if p.head in position]
+    return max(heads, key=position.__getitem__, default=change.commit)
 
 
 #: Statuses a probe showed stably worse: later commits are re-measured for a recovery.
@@ -111,7 +123,6 @@ def _worth_the_regime(
         probe.verdict is ProbeVerdict.NOT_WORSE
         and regime_end is not None
         and _span(plan.history, after.commit, regime_end) > 0
-        and plan.budget.allows(1)
     )
 
 

@@ -79,6 +79,7 @@ def test_suspected_4_to_8_is_bisected_to_7_with_one_issue_and_a_rerun_adds_none(
         (c[3], c[7], "worse"),
         (c[3], c[5], "not-worse"),
         (c[3], c[6], "worse"),
+        (c[3], c[11], "worse"),  # the stored tip beyond B, for a recovery (still worse)
     ]
     assert prober.cases[0].selection == r"^hot_slice\.HotSlice\.time_compute\('assembled'\)$"
     (issue,) = server.fake.issues.values()
@@ -211,4 +212,4 @@ def test_the_workflow_split_probes_on_the_runner_then_one_job_alerts(
         history.commits[6],
         1,
     )
-    assert len(prober.calls) == 3 and len(server.fake.issues) == 1
+    assert len(prober.calls) == 4 and len(server.fake.issues) == 1  # 4v8, 4v6, 4v7, 4v12

@@ -189,3 +189,14 @@ def test_the_regime_of_a_change_ends_before_the_cases_next_change() -> None:
     assert regime_end(back, both) == sha(4)
     elsewhere = dataclasses.replace(step, commit="e" * 40)
     assert regime_end(elsewhere, alone) is None
+
+
+def test_no_budget_for_the_regime_probe_leaves_the_change_suspected() -> None:
+    """B is not worse, the regime's end is still to measure but the budget is spent: the
+    change stays suspected (not-confirmed would be final) and a later run measures it."""
+    prober = FakeProber(HISTORY, sha(9))
+    snap = follow_up(_suspected(), CASE, _plan(prober, steps=1), regime_end=sha(11))
+    assert snap is not None and snap.status is ChangeStatus.SUSPECTED
+    assert prober.calls == [(sha(3), sha(7))] and len(snap.probes) == 1
+    later = follow_up(snap, CASE, _plan(prober), regime_end=sha(11))
+    assert later is not None and (later.status, later.culprit) == (ChangeStatus.BISECTED, sha(9))

@@ -23,8 +23,9 @@ def _bisected(prober: FakeProber, regime_end: int = 7) -> WatchedChange:
 
 
 def test_confirming_records_how_far_the_probes_covered() -> None:
+    """The newest commit a probe measured, not the regime's end (never measured here)."""
     snap = _bisected(FakeProber(HISTORY, sha(6)), regime_end=9)
-    assert snap.checked_through == sha(9)
+    assert snap.checked_through == sha(7)
     assert _bisected(FakeProber(HISTORY, sha(6)), regime_end=7).checked_through == sha(7)
 
 
@@ -58,7 +59,8 @@ def test_nothing_to_recheck() -> None:
     prober = FakeProber(HISTORY, sha(6))
     open_change = _bisected(prober, regime_end=9)
     history = HISTORY
-    assert not wants_recheck(open_change, prober.machine, sha(9), history)  # covered
+    assert not wants_recheck(open_change, prober.machine, sha(7), history)  # covered (B)
+    assert wants_recheck(open_change, prober.machine, sha(9), history)  # regime end, unmeasured
     assert not wants_recheck(open_change, prober.machine, None, history)
     assert not wants_recheck(open_change, "elsewhere", sha(11), history)
     assert not wants_recheck(_suspected(), prober.machine, sha(11), history)
