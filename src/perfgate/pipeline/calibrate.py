@@ -79,10 +79,7 @@ def calibrate(opts: GateOptions, count: int, hooks: Hooks) -> tuple[Path, list[C
     config = context.load_gate_config(opts, revs)
     if count < config.min_samples:
         raise UserError(f"--rounds {count}: need at least min_samples = {config.min_samples}")
-    plan = context.pin_plan(config.pin_threads)
-    fp = hooks.fingerprint(plan)
-    machine_name = opts.machine or context.machine_id(fp)
-    settings = context.build_settings(opts, revs, config, plan, machine_name)
+    plan, fp, settings = context.settings_on_this_machine(opts, revs, config, hooks.fingerprint)
     try:
         return _calibrate_run(count, hooks, plan, fp, settings)
     finally:

@@ -11,7 +11,7 @@ import json
 import math
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -221,6 +221,21 @@ def budget_seconds(opts: GateOptions, config: GateConfig) -> float:
     if not (math.isfinite(minutes) and minutes > 0):
         raise UserError(f"--budget-minutes: expected a finite number > 0, got {minutes}")
     return 60.0 * minutes
+
+
+def settings_on_this_machine(
+    opts: GateOptions,
+    revs: Revisions,
+    config: GateConfig,
+    fingerprint: Callable[[machine.PinPlan], machine.Fingerprint],
+) -> tuple[machine.PinPlan, machine.Fingerprint, GateSettings]:
+    """The pinning plan, the machine's fingerprint at the start (``fingerprint``: the hooks'
+    seam) and the run's settings under the machine name it gives (unless ``--machine``):
+    the preamble of every measuring run (gate, shard) and of ``--plan``'s discovery."""
+    pin = pin_plan(config.pin_threads)
+    fp_start = fingerprint(pin)
+    machine_name = opts.machine or machine_id(fp_start)
+    return pin, fp_start, build_settings(opts, revs, config, pin, machine_name)
 
 
 def build_settings(

@@ -9,16 +9,14 @@ side only (new or removed at head) is a planned case too.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
-from perfgate import asv_runner
 from perfgate.errors import UserError
-from perfgate.formats import asv_conf
 from perfgate.formats.benchmarks_json import Suite, case_names, read_benchmarks
 from perfgate.model import CaseKey, natural_key
 from perfgate.pipeline.context import GateSettings
+from perfgate.pipeline.measure import run_side_asv
 
 #: asv's ``--bench`` value that discovers the suites and saves benchmarks.json only.
 JUST_DISCOVER = "just-discover"
@@ -29,23 +27,7 @@ Discoverer = Callable[[GateSettings, str, Path], Suite]
 
 def asv_discover(settings: GateSettings, side: str, folder: Path) -> Suite:
     """Run asv's discovery of ``side`` into ``folder`` and read the suite it saved."""
-    sha = settings.base if side == "base" else settings.head
-    source = settings.base_source if side == "base" else settings.head_source
-    config = asv_conf.write_round_config(
-        settings.asv_conf, folder, settings.benchmark_dir, settings.repo
-    )
-    inv = asv_runner.AsvInvocation(
-        config=config,
-        sha=sha,
-        source=source,
-        machine=settings.machine,
-        bench=(JUST_DISCOVER,),
-        prefix=settings.prefix,
-        env={**settings.kernel_cache, **settings.env},
-        timeout_s=settings.asv_timeout_s,
-    )
-    outcome = asv_runner.run_asv(inv, os.environ)
-    (folder / "asv-output.txt").write_text(outcome.tail)
+    sha, outcome = run_side_asv(settings, side, folder, (JUST_DISCOVER,))
     if outcome.returncode != 0 or outcome.timed_out:
         raise UserError(
             f"asv could not discover the suites of {side} {sha[:12]} (exit "

@@ -73,10 +73,7 @@ def _gate(opts: GateOptions, hooks: Hooks) -> render.Report:
     revs = context.resolve_revisions(opts)
     given = parity.given_result(opts.parity_result, revs.head) if opts.parity_result else None
     config = context.load_gate_config(opts, revs)
-    plan = context.pin_plan(config.pin_threads)
-    fp_start = hooks.fingerprint(plan)
-    machine_name = opts.machine or context.machine_id(fp_start)
-    s = context.build_settings(opts, revs, config, plan, machine_name)
+    plan, fp_start, s = context.settings_on_this_machine(opts, revs, config, hooks.fingerprint)
     try:
         return _gate_run(opts, hooks, (plan, fp_start), s, revs.note(opts.base), given)
     finally:

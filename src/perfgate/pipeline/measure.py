@@ -55,10 +55,26 @@ SideRunner = Callable[[GateSettings, str, Path, Sequence[str]], SideRun]
 
 def asv_side(settings: GateSettings, side: str, round_dir: Path, bench: Sequence[str]) -> SideRun:
     """Run asv for ``side`` into ``round_dir`` and read what it measured."""
+    sha, outcome = run_side_asv(settings, side, round_dir, bench, settings.attributes)
+    if outcome.timed_out:
+        raise GateError(f"asv for {side} {sha[:12]} timed out after {settings.asv_timeout_s}s")
+    return read_side(round_dir, settings.machine, sha, outcome)
+
+
+def run_side_asv(
+    settings: GateSettings,
+    side: str,
+    folder: Path,
+    bench: Sequence[str],
+    attributes: Mapping[str, str] | None = None,
+) -> tuple[str, ProcessOutcome]:
+    """One asv run of ``side`` (its export, the run's machine, pinning prefix, environment,
+    kernel cache and time-out) into ``folder``, asv's output tail saved beside its results;
+    (the side's commit, asv's outcome). Measuring rounds and suite discovery both use it."""
     sha = settings.base if side == "base" else settings.head
     source = settings.base_source if side == "base" else settings.head_source
     config = asv_conf.write_round_config(
-        settings.asv_conf, round_dir, settings.benchmark_dir, settings.repo
+        settings.asv_conf, folder, settings.benchmark_dir, settings.repo
     )
     inv = asv_runner.AsvInvocation(
         config=config,
@@ -66,16 +82,14 @@ def asv_side(settings: GateSettings, side: str, round_dir: Path, bench: Sequence
         source=source,
         machine=settings.machine,
         bench=tuple(bench),
-        attributes=settings.attributes,
+        attributes=dict(attributes or {}),
         prefix=settings.prefix,
         env={**settings.kernel_cache, **settings.env},
         timeout_s=settings.asv_timeout_s,
     )
     outcome = asv_runner.run_asv(inv, os.environ)
-    (round_dir / "asv-output.txt").write_text(outcome.tail)
-    if outcome.timed_out:
-        raise GateError(f"asv for {side} {sha[:12]} timed out after {settings.asv_timeout_s}s")
-    return read_side(round_dir, settings.machine, sha, outcome)
+    (folder / "asv-output.txt").write_text(outcome.tail)
+    return sha, outcome
 
 
 def read_side(round_dir: Path, machine_name: str, sha: str, outcome: ProcessOutcome) -> SideRun:

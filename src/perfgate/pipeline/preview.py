@@ -82,10 +82,7 @@ def discover_cases(opts: GateOptions, revs: Revisions, config: GateConfig) -> di
     folder of their own and asv's ``just-discover`` under the run's grid; the folder is
     removed afterwards (nothing was measured)."""
     hooks = Hooks()
-    pin = context.pin_plan(config.pin_threads)
-    fingerprint = hooks.fingerprint(pin)
-    machine_name = opts.machine or context.machine_id(fingerprint)
-    s = context.build_settings(opts, revs, config, pin, machine_name)
+    _pin, _fingerprint, s = context.settings_on_this_machine(opts, revs, config, hooks.fingerprint)
     try:
         return discovered_names(s, hooks.discover)
     finally:

@@ -87,10 +87,7 @@ def _shard(opts: GateOptions, spec: partition.ShardSpec, hooks: Hooks) -> int:
     revs = context.resolve_revisions(opts)
     given = parity.given_result(opts.parity_result, revs.head) if opts.parity_result else None
     config = context.load_gate_config(opts, revs)
-    pin = context.pin_plan(config.pin_threads)
-    fp_start = hooks.fingerprint(pin)
-    machine_name = opts.machine or context.machine_id(fp_start)
-    s = context.build_settings(opts, revs, config, pin, machine_name)
+    pin, fp_start, s = context.settings_on_this_machine(opts, revs, config, hooks.fingerprint)
     try:
         return _measure_shard(opts, spec, hooks, s, (fp_start.to_dict(), pin), given)
     finally:

@@ -90,9 +90,10 @@ class GateProber:
             machine=self.machine_name,
         )
         revs = context.resolve_revisions(opts)
-        plan = context.pin_plan(self.config.pin_threads)
-        fp_start = self.hooks.fingerprint(plan)
-        settings = context.build_settings(opts, revs, self.config, plan, self.machine_name)
+        # opts.machine is this prober's machine: the settings are made under that name
+        plan, fp_start, settings = context.settings_on_this_machine(
+            opts, revs, self.config, self.hooks.fingerprint
+        )
         try:
             self.hooks.register_machine(self.machine_name)
             measurer = measure.Measurer(settings, fp_start.to_dict(), self.hooks.side_runner)
