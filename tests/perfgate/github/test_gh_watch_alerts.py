@@ -3,23 +3,21 @@
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
-from gh_env import TOKEN, MakeServer, actions_env
-from gh_fake_api import OWNER, REPO, FakeServer, Scripted
-from watch_history import ScriptedHistory, scripted_history, slowdown
+from gh_env import TOKEN, MakeServer
+from gh_fake_api import OWNER, REPO, Scripted
+from gh_watch_run import run_watch, state_files
+from watch_history import scripted_history, slowdown
 
 from perfgate.config import GateConfig
-from perfgate.history.branch import branch_git, fetch_tip, list_tree
 from perfgate.watch.alerts import Links
 from perfgate.watch.detect import ChangeStatus
 from perfgate.watch.issues import Alerter, Github3Issues
 from perfgate.watch.load import load_series
 from perfgate.watch.run import alert, analyse
-from perfgate.watch.service import WatchOptions, watch
 from perfgate.watch.state import advance, latest
 from perfgate.watch.store import read_state, record_state
 
@@ -33,32 +31,12 @@ def _git_identity(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
 
 
-def _run(history: ScriptedHistory, server: FakeServer, **options: object) -> str:
-    out = io.StringIO()
-    opts = WatchOptions(
-        results=history.results,
-        repo=history.repo,
-        config=history.repo / "pyproject.toml",  # absent: the defaults (threshold 5%)
-        remote=str(history.remote),
-        **options,  # type: ignore[arg-type]
-    )
-    env = actions_env(server, GITHUB_SERVER_URL="https://github.example")
-    assert watch(opts, env=env, out=out) == 0
-    return out.getvalue()
-
-
-def _state_files(history: ScriptedHistory) -> list[str]:
-    git = branch_git(history.repo)
-    tip = fetch_tip(git, str(history.remote), "perf-results")
-    return sorted(p for p in list_tree(git, tip) if p.startswith("watch/"))
-
-
 def test_a_regression_opens_exactly_one_issue_and_a_second_run_none(
     tmp_path: Path, make_server: MakeServer
 ) -> None:
     server, history = make_server(), scripted_history(tmp_path)
     history.measure(STORED, slowdown(7))
-    first = _run(history, server, alert_suspected=True, as_json=True)
+    first = run_watch(history, server, alert_suspected=True, as_json=True)
     (record,) = json.loads(first)
     assert record["commit"] == history.commits[7]  # commit 8: the first bad measured one
     assert record["last_good_commit"] == history.commits[3]
@@ -76,12 +54,12 @@ def test_a_regression_opens_exactly_one_issue_and_a_second_run_none(
     assert (
         f"https://github.example/octo-org/bench-repo/commit/{history.commits[7]}" in issue["body"]
     )
-    assert len(_state_files(history)) == 1
+    assert len(state_files(history)) == 1
 
-    second = _run(history, server, alert_suspected=True)
+    second = run_watch(history, server, alert_suspected=True)
     assert len(server.fake.issues) == 1
     assert "#1" in second and "suspected" in second
-    assert len(_state_files(history)) == 1  # nothing new to record
+    assert len(state_files(history)) == 1  # nothing new to record
     posts = [r for r in server.fake.requests if r.method in ("POST", "PATCH")]
     assert [(r.method, r.path.rsplit("/", 1)[-1]) for r in posts] == [("POST", "issues")]
 
@@ -89,10 +67,10 @@ def test_a_regression_opens_exactly_one_issue_and_a_second_run_none(
 def test_no_slowdown_no_issue(tmp_path: Path, make_server: MakeServer) -> None:
     server, history = make_server(), scripted_history(tmp_path)
     history.measure(STORED, {})
-    out = _run(history, server, alert_suspected=True, as_json=True)
+    out = run_watch(history, server, alert_suspected=True, as_json=True)
     assert json.loads(out) == []
     assert server.fake.issues == {} and server.fake.requests == []
-    assert _state_files(history) == []
+    assert state_files(history) == []
 
 
 def test_a_recovery_closes_the_issue_with_a_comment(
@@ -101,11 +79,11 @@ def test_a_recovery_closes_the_issue_with_a_comment(
     server, history = make_server(), scripted_history(tmp_path)
     levels = slowdown(7, end=11)
     history.measure((1, 4, 8), levels)
-    _run(history, server, alert_suspected=True)
+    run_watch(history, server, alert_suspected=True)
     assert [i["state"] for i in server.fake.issues.values()] == ["open"]
 
     history.measure((12,), levels, seed=8)
-    out = json.loads(_run(history, server, alert_suspected=True, as_json=True))
+    out = json.loads(run_watch(history, server, alert_suspected=True, as_json=True))
     regression = next(r for r in out if r["direction"] == "regression")
     assert regression["status"] == "recovered"
     assert regression["recovered_by"] == history.commits[11]
@@ -114,7 +92,7 @@ def test_a_recovery_closes_the_issue_with_a_comment(
     assert "Recovered" in comment["body"] and history.commits[11][:10] in comment["body"]
     assert len(server.fake.issues) == 1
 
-    _run(history, server, alert_suspected=True)  # a third run: nothing more
+    run_watch(history, server, alert_suspected=True)  # a third run: nothing more
     assert len([c for c in server.fake.comments.values() if c["issue"] == 1]) == 1
 
 
@@ -123,10 +101,10 @@ def test_suspected_regressions_are_not_alerted_by_default(
 ) -> None:
     server, history = make_server(), scripted_history(tmp_path)
     history.measure(STORED, slowdown(7))
-    (record,) = json.loads(_run(history, server, as_json=True))
+    (record,) = json.loads(run_watch(history, server, as_json=True))
     assert (record["status"], record["issue"]) == ("suspected", None)
     assert server.fake.requests == []
-    assert len(_state_files(history)) == 1  # recorded, so a later step can confirm it
+    assert len(state_files(history)) == 1  # recorded, so a later step can confirm it
 
 
 def test_dry_run_prints_the_issue_and_posts_and_records_nothing(
@@ -134,9 +112,9 @@ def test_dry_run_prints_the_issue_and_posts_and_records_nothing(
 ) -> None:
     server, history = make_server(), scripted_history(tmp_path)
     history.measure(STORED, slowdown(7))
-    out = _run(history, server, alert_suspected=True, dry_run=True)
+    out = run_watch(history, server, alert_suspected=True, dry_run=True)
     assert "would open a new issue" in out and "title: Performance regression:" in out
-    assert server.fake.requests == [] and _state_files(history) == []
+    assert server.fake.requests == [] and state_files(history) == []
 
 
 def test_an_issue_whose_number_the_state_lost_is_adopted_not_duplicated(
@@ -144,11 +122,11 @@ def test_an_issue_whose_number_the_state_lost_is_adopted_not_duplicated(
 ) -> None:
     server, history = make_server(), scripted_history(tmp_path)
     history.measure(STORED, slowdown(7))
-    _run(history, server, alert_suspected=True, use_state=False)  # opened, nothing recorded
-    assert _state_files(history) == []
-    out = _run(history, server, alert_suspected=True)
+    run_watch(history, server, alert_suspected=True, use_state=False)  # opened, nothing recorded
+    assert state_files(history) == []
+    out = run_watch(history, server, alert_suspected=True)
     assert len(server.fake.issues) == 1 and "#1" in out
-    assert len(_state_files(history)) == 1
+    assert len(state_files(history)) == 1
 
 
 def test_a_failed_create_is_retried_without_a_duplicate(
@@ -185,12 +163,12 @@ def test_a_change_a_later_step_confirmed_is_alerted_without_the_flag(
 ) -> None:
     server, history = make_server(), scripted_history(tmp_path)
     history.measure(STORED, slowdown(7))
-    _run(history, server)  # suspected: recorded, not alerted
+    run_watch(history, server)  # suspected: recorded, not alerted
     assert server.fake.issues == {}
     stored = latest(read_state(history.repo, str(history.remote), "perf-results"))
     (suspected,) = stored.values()
     confirmed = advance(suspected, ChangeStatus.CONFIRMED)  # what the confirmation step does
     record_state(history.repo, str(history.remote), "perf-results", [confirmed], "2026-12-01")
-    (record,) = json.loads(_run(history, server, as_json=True))
+    (record,) = json.loads(run_watch(history, server, as_json=True))
     assert (record["status"], record["issue"]) == ("confirmed", 1)
     assert "(confirmed)" in server.fake.issues[1]["body"]

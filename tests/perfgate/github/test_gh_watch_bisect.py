@@ -4,19 +4,17 @@ scripted history of the issue (12 commits, 8% slower from commit 7, results of c
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
 from fake_prober import FakeProber
-from gh_env import MakeServer, actions_env
+from gh_env import MakeServer
 from gh_fake_api import FakeServer
+from gh_watch_run import run_watch, state_files
 from watch_history import MACHINE, ScriptedHistory, scripted_history, slowdown
 
 from perfgate.config import GateConfig
-from perfgate.history.branch import branch_git, fetch_tip, list_tree
-from perfgate.watch.service import WatchOptions, watch
 
 pytestmark = pytest.mark.subprocess
 
@@ -35,33 +33,16 @@ def _subject(k: int) -> str:
 def _run(
     history: ScriptedHistory, server: FakeServer, prober: FakeProber, **options: object
 ) -> str:
-    out = io.StringIO()
-    opts = WatchOptions(
-        results=history.results,
-        repo=history.repo,
-        config=history.repo / "pyproject.toml",  # absent: the defaults (threshold 5%)
-        remote=str(history.remote),
-        **options,  # type: ignore[arg-type]
-    )
-    env = actions_env(server, GITHUB_SERVER_URL="https://github.example")
-
     def make(config: GateConfig) -> FakeProber:
         assert config.watch_max_steps == 8
         return prober
 
-    assert watch(opts, env=env, out=out, prober_factory=make) == 0
-    return out.getvalue()
+    return run_watch(history, server, make, **options)
 
 
 def _prober(history: ScriptedHistory, culprit: int | None) -> FakeProber:
     sha = history.commits[culprit - 1] if culprit is not None else None
     return FakeProber(history.commits, sha, machine_name=MACHINE)
-
-
-def _state_files(history: ScriptedHistory) -> list[str]:
-    git = branch_git(history.repo)
-    tip = fetch_tip(git, str(history.remote), "perf-results")
-    return sorted(p for p in list_tree(git, tip) if p.startswith("watch/"))
 
 
 def test_suspected_4_to_8_is_bisected_to_7_with_one_issue_and_a_rerun_adds_none(
@@ -85,7 +66,7 @@ def test_suspected_4_to_8_is_bisected_to_7_with_one_issue_and_a_rerun_adds_none(
     (issue,) = server.fake.issues.values()
     assert c[6][:8] in issue["title"] and "(#107)" in issue["title"]
     assert "from pull request #107" in issue["body"] and "| A/B probe (A..B) |" in issue["body"]
-    assert len(_state_files(history)) == 1  # one snapshot: found, confirmed, bisected, alerted
+    assert len(state_files(history)) == 1  # one snapshot: found, confirmed, bisected, alerted
 
     prober.calls.clear()
     second = _run(history, server, prober, bisect=True)
@@ -102,7 +83,7 @@ def test_without_the_slowdown_nothing_is_probed_or_opened(
     history.measure(STORED, {})
     prober = _prober(history, None)
     assert json.loads(_run(history, server, prober, bisect=True, as_json=True)) == []
-    assert prober.calls == [] and server.fake.issues == {} and _state_files(history) == []
+    assert prober.calls == [] and server.fake.issues == {} and state_files(history) == []
 
 
 def test_an_ab_that_does_not_confirm_opens_nothing_and_is_not_probed_again(
@@ -177,7 +158,7 @@ def test_a_dry_run_names_the_probes_and_measures_nothing(
     span = f"{history.commits[3][:8]}..{history.commits[7][:8]}"
     assert f"perfgate watch: would confirm {span} of" in capsys.readouterr().err
     assert "would open a new issue" in out
-    assert prober.calls == [] and server.fake.requests == [] and _state_files(history) == []
+    assert prober.calls == [] and server.fake.requests == [] and state_files(history) == []
 
 
 def test_an_issue_opened_on_suspicion_is_closed_when_the_ab_does_not_confirm(
@@ -205,7 +186,7 @@ def test_the_workflow_split_probes_on_the_runner_then_one_job_alerts(
     prober = _prober(history, 7)
     (probed,) = json.loads(_run(history, server, prober, bisect=True, alerts=False, as_json=True))
     assert (probed["status"], probed["issue"], server.fake.requests) == ("bisected", None, [])
-    assert len(_state_files(history)) == 1
+    assert len(state_files(history)) == 1
     (alerted,) = json.loads(_run(history, server, prober, as_json=True))  # the alerting job
     assert (alerted["status"], alerted["culprit"], alerted["issue"]) == (
         "bisected",

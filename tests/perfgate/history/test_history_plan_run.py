@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from history_fakes import git
+from history_fakes import project_with_commits
 
 from perfgate.history.append import append
 from perfgate.history.export import plan_run
@@ -25,17 +25,7 @@ HOUR = 3600.0
 @pytest.fixture
 def project(tmp_path: Path) -> tuple[Path, list[str]]:
     """A checkout of main with three commits (oldest first) and a bare ``origin``."""
-    bare, repo = tmp_path / "remote.git", tmp_path / "repo"
-    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
-    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
-    git(repo, "remote", "add", "origin", str(bare))
-    commits = []
-    for k in range(3):
-        (repo / "code.py").write_text(f"x = {k}\n")
-        git(repo, "add", "code.py")
-        git(repo, "commit", "-q", "-m", f"c{k}")
-        commits.append(git(repo, "rev-parse", "HEAD"))
-    return repo, commits
+    return project_with_commits(tmp_path, 3)
 
 
 def _store(repo: Path, root: Path, commit: str, durations: dict[str, float]) -> None:

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from history_fakes import git
+from history_fakes import git, project_with_commits
 
 from perfgate.history.append import append
 from perfgate.history.branch import HistoryError
@@ -28,17 +28,7 @@ BRANCH = "perf-results"
 @pytest.fixture
 def project(tmp_path: Path) -> tuple[Path, list[str]]:
     """A checkout of main with four commits (oldest first) and a bare ``origin``."""
-    bare, repo = tmp_path / "remote.git", tmp_path / "repo"
-    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
-    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
-    git(repo, "remote", "add", "origin", str(bare))
-    commits = []
-    for k in range(4):
-        (repo / "code.py").write_text(f"x = {k}\n")
-        git(repo, "add", "code.py")
-        git(repo, "commit", "-q", "-m", f"c{k}")
-        commits.append(git(repo, "rev-parse", "HEAD"))
-    return repo, commits
+    return project_with_commits(tmp_path, 4)
 
 
 def run_dir(root: Path, commits: list[str], suite: str, machine: str = "m1") -> Path:
