@@ -20,6 +20,11 @@ class HotSlice:
     sample_time = 0.02
     min_run_count = 3
     repeat = (3, 10, 5.0)  # 3..10 samples, at most ~5 s per round
+    #: The history's runs (perf-history.yml) interleave these rounds across the commits they
+    #: measure, so a drift of the machine during a run hits every commit alike and an 8% step
+    #: between stored commits stays visible; the gate runs one round per asv process
+    #: (``-a rounds=1``) and interleaves base and head itself.
+    rounds = 4
 
     def setup(self, task: str, profile: str, path: str, num_envs: int, threads: int) -> None:
         """Build the case (skip with NotImplementedError when the commit lacks it)."""

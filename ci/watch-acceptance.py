@@ -19,9 +19,11 @@ against GitHub's OpenAPI description), with ``--bisect`` measuring on this machi
 ``--dry`` checks the plumbing without a paired A/B: the slowdown variant's real measurements
 and ``watch --bisect --dry-run``, which must suspect 4..8 and name the probes it would run.
 Prints every probe (ratio, CI, minutes) and each step's minutes; writes summary.json. The stored
-results are one asv run per commit, as on the runners: on a loaded machine their drift between
-runs (several %) can hide the recovery at 12 or add improvements (recorded, never alerted); the
-paired A/B probes are what the loaded machine does not spoil. Run it on a quiet machine.
+results interleave PASSES rounds across the commits stored together, as the runners' history
+job does (``--interleave-rounds``); one run per commit, in sequence, drifted 2-21% here and hid
+the 8% step in about one run of four. A commit stored alone (12 in ``recovery``) still carries
+the drift of its own run; the paired A/B re-check at a newer tip is what sees the recovery.
+Run it on a quiet machine.
 
     .venv/bin/python ci/watch-acceptance.py [--variants slowdown,none,recovery] [--dry]
 """
@@ -45,6 +47,9 @@ CASE = "hot_slice.HotSlice.time_compute('g1_walk', 'sac_default', 'handwritten',
 MACHINE = "watch-acceptance"
 FACTOR = 1.08
 VARIANTS = ("slowdown", "none", "recovery")
+#: rounds of each stored commit, interleaved across the commits stored together (the hot
+#: slice's asv ``rounds``, which the history job interleaves the same way)
+PASSES = 4
 
 
 def _load(path: Path, name: str) -> ModuleType:
@@ -89,21 +94,28 @@ def build_history(root: Path, variant: str) -> tuple[Path, list[str]]:
 
 
 def store(repo: Path, commits: list[str], numbers: tuple[int, ...], root: Path) -> float:
-    """Measure ``CASE`` at commits ``numbers`` (1-based) and append them; the minutes."""
+    """Measure ``CASE`` at commits ``numbers`` (1-based) and append them; the minutes.
+
+    As the history job's ``asv run --interleave-rounds`` does on the runners, the commits are
+    measured in ``PASSES`` passes, each one round of every commit (alternate passes in
+    reverse order), the samples of each commit appended to one result: a drift of the machine
+    during the store hits every commit alike."""
     started = time.monotonic()
     results = root / "results"
     conf = asv_conf.read_asv_conf(repo / "asv.conf.json")
     config = asv_conf.write_round_config(conf, results, asv_conf.benchmark_dir(conf, repo), repo)
     asv_runner.ensure_asv_machine(MACHINE, os.environ)
-    for k in numbers:
-        sha = commits[k - 1]
-        source = git.export_commit(repo, sha, root / "exports")
-        inv = asv_runner.AsvInvocation(
-            config, sha, source, MACHINE, bench=("^" + re.escape(CASE) + "$",)
-        )
-        outcome = asv_runner.run_asv(inv, os.environ)
-        if outcome.returncode not in (0, 2):
-            raise SystemExit(f"asv failed for commit {k}:\n{outcome.tail[-2000:]}")
+    sources = {k: git.export_commit(repo, commits[k - 1], root / "exports") for k in numbers}
+    for p in range(PASSES):
+        for k in numbers if p % 2 == 0 else numbers[::-1]:
+            inv = asv_runner.AsvInvocation(
+                config, commits[k - 1], sources[k], MACHINE,
+                bench=("^" + re.escape(CASE) + "$",), attributes={"rounds": "1"},
+                append_samples=p > 0,
+            )  # fmt: skip
+            outcome = asv_runner.run_asv(inv, os.environ)
+            if outcome.returncode not in (0, 2):
+                raise SystemExit(f"asv failed for commit {k}:\n{outcome.tail[-2000:]}")
     _perfgate(repo, "history", "append", "--results", str(results), "--remote", "origin")
     return (time.monotonic() - started) / 60
 

@@ -37,12 +37,17 @@ class AsvInvocation:
     env: Mapping[str, str] = field(default_factory=dict)
     timeout_s: float = 1800.0
     launch_method: str = LAUNCH_METHOD
+    #: add the samples to the commit's result already in the results folder (asv's
+    #: ``--append-samples``): several runs of one commit, spread in time, make one result
+    append_samples: bool = False
 
 
 def asv_command(inv: AsvInvocation) -> list[str]:
     """The command line of ``inv`` (pure; the pinning prefix comes first)."""
     cmd = [*inv.prefix, sys.executable, "-m", "asv", "run", "--config", str(inv.config)]
     cmd += ["--python=same", "--set-commit-hash", inv.sha, "--record-samples"]
+    if inv.append_samples:
+        cmd.append("--append-samples")
     cmd += ["--machine", inv.machine, "--launch-method", inv.launch_method, "--show-stderr"]
     for regex in inv.bench:
         cmd += ["--bench", regex]

@@ -26,3 +26,10 @@ def test_asv_command_and_env(tmp_path: Path) -> None:
     env = asv_environment(inv, {"PYTHONPATH": "/x"})
     assert env["PYTHONPATH"].split(":") == [str(tmp_path / "src-export" / "src"), "/x"]
     assert env["NUMBA_NUM_THREADS"] == "2"
+    assert "--append-samples" not in cmd
+
+
+def test_asv_command_appends_samples_when_asked(tmp_path: Path) -> None:
+    """A further run of a stored commit adds its samples to that commit's result."""
+    inv = AsvInvocation(tmp_path / "asv.conf.json", "b" * 40, tmp_path, "m1", append_samples=True)
+    assert "--append-samples" in asv_command(inv)
