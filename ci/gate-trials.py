@@ -12,10 +12,21 @@ the real gate from that repository and records its exit code and verdict.json:
     slow5   --base original --head slow5           expect exit 1 naming the slowed case
     fast    --base slow10   --head original        expect exit 0 and an improvement reported
 
+With ``--full`` the trials run the full gate (the grid this runner derives, the collector,
+``make test-all`` as parity) instead of ``--quick``, and the kinds that slow one region of
+the grid only are meant for it: the same path busy-waits to 1.08 x its kernel's time only at
+
+    n65536  num_envs = 65536 (every thread count)     expect exit 1 naming such a case only
+    t2      threads = 2 (every N)                      expect exit 1 naming such a case only
+
+Before each full trial ``perfgate gate --plan --json`` records what the run is expected to
+take (from the costs the previous trial measured), beside the minutes it took.
+
 Trials of the kinds are interleaved (aa, slow10, slow5, fast, aa, ...) so that the machine's
 load hits every kind alike. Prints one line per trial and the tallies; writes summary.json.
 
     .venv/bin/python ci/gate-trials.py --aa 10 --slow10 10 --slow5 10 --fast 3
+    .venv/bin/python ci/gate-trials.py --full --aa 1 --n65536 1 --t2 1
 """
 
 from __future__ import annotations
@@ -33,7 +44,13 @@ SLOW_FILE = Path("src/termplan/tasks/g1_walk/handwritten.py")
 KERNEL_CALL = "g1_walk_kernel("  # the call's first and last lines, at any indentation
 CALL_END = ")  # fmt: skip"
 SLOWED_CASE = ("task=g1_walk", "path=handwritten", "profile=sac_default")
-EXPECT = {"aa": 0, "slow10": 1, "slow5": 1, "fast": 0}
+EXPECT = {"aa": 0, "slow10": 1, "slow5": 1, "fast": 0, "n65536": 1, "t2": 1}
+#: kind -> (factor, the condition in the hand-written path under which it is slower, the
+#: parameter text every case it names must carry)
+REGIONAL = {
+    "n65536": (1.08, "self.num_envs == 65536", "num_envs=65536"),
+    "t2": (1.08, "self.num_threads == 2", "threads=2"),
+}
 
 
 def git(repo: Path, *args: str) -> str:
@@ -62,8 +79,9 @@ def snapshot(source: Path, repo: Path, pyproject: Path | None) -> None:
     git(repo, "branch", "original")
 
 
-def slow_patch(text: str, factor: float) -> str:
-    """Busy-wait after the kernel call until elapsed >= factor x the kernel's own time."""
+def slow_patch(text: str, factor: float, when: str = "True") -> str:
+    """Busy-wait after the kernel call until elapsed >= factor x the kernel's own time,
+    when the Python condition ``when`` holds in the hot slice's ``compute``."""
     lines = text.splitlines()
     try:
         start = [line.strip() for line in lines].index(KERNEL_CALL)
@@ -74,7 +92,7 @@ def slow_patch(text: str, factor: float) -> str:
     pad = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
     wait = [
         f"{pad}_pg_kernel = _pg_time.perf_counter() - _pg_t0",
-        f"{pad}while _pg_time.perf_counter() - _pg_t0 < {factor!r} * _pg_kernel:",
+        f"{pad}while ({when}) and _pg_time.perf_counter() - _pg_t0 < {factor!r} * _pg_kernel:",
         f"{pad}    pass",
     ]
     lines[end + 1 : end + 1] = wait
@@ -84,20 +102,26 @@ def slow_patch(text: str, factor: float) -> str:
     return "\n".join(lines) + "\n"
 
 
-def make_branch(repo: Path, name: str, factor: float) -> str:
+def make_branch(repo: Path, name: str, factor: float, when: str = "True") -> str:
     """Commit the slowdown on branch ``name`` from ``original``; return its SHA."""
     git(repo, "checkout", "-q", "-B", name, "original")
     path = repo / SLOW_FILE
-    path.write_text(slow_patch(path.read_text(), factor))
-    git(repo, "commit", "-qam", f"slow the hand-written g1_walk path x{factor}")
+    path.write_text(slow_patch(path.read_text(), factor, when))
+    git(repo, "commit", "-qam", f"slow the hand-written g1_walk path x{factor} when {when}")
     sha = git(repo, "rev-parse", "HEAD")
     git(repo, "checkout", "-q", "original")
     return sha
 
 
-def run_trial(repo: Path, python: str, kind: str, base: str, head: str, out: Path) -> dict:
-    """One gate run; returns exit code, duration and the named regressions/improvements."""
-    cmd = [python, "-m", "perfgate.cli", "gate", "--base", base, "--head", head, "--quick"]
+def run_trial(
+    repo: Path, python: str, kind: str, revs: tuple[str, str], out: Path, full: bool
+) -> dict:
+    """One gate run; returns exit code, duration and the named regressions/improvements
+    (and, for a full run, the minutes ``--plan`` expected beforehand)."""
+    base, head = revs
+    cmd = [python, "-m", "perfgate.cli", "gate", "--base", base, "--head", head]
+    cmd += [] if full else ["--quick"]
+    planned = _planned_minutes(repo, cmd) if full else None
     cmd += ["--report-dir", str(out)]
     t0 = time.monotonic()
     proc = subprocess.run(cmd, cwd=repo, capture_output=True, text=True, check=False)
@@ -117,7 +141,20 @@ def run_trial(repo: Path, python: str, kind: str, base: str, head: str, out: Pat
         "regressed": named,
         "improved": better,
         "reasons": verdict.get("reasons", []),
+        "planned_minutes": planned,
     }
+
+
+def _planned_minutes(repo: Path, cmd: list[str]) -> dict | None:
+    """What ``--plan --json`` expects of the run ``cmd`` (None when it cannot say)."""
+    proc = subprocess.run(
+        [*cmd, "--plan", "--json"], cwd=repo, capture_output=True, text=True, check=False
+    )
+    if proc.returncode not in (0, 3):
+        return None
+    plan = json.loads(proc.stdout)
+    keys = ("expected_minutes", "budget_minutes", "rounds", "basis")
+    return {k: plan.get(k) for k in keys} | {"short": len(plan.get("short", []))}
 
 
 def _label(case: dict) -> str:
@@ -136,6 +173,10 @@ def success(trial: dict) -> bool:
         return code == 0
     if kind in ("slow10", "slow5"):
         return code == 1 and any(_slowed(r) for r in trial["regressed"])
+    if kind in REGIONAL:
+        region = REGIONAL[kind][2]
+        slowed = [r for r in trial["regressed"] if all(p in r for p in SLOWED_CASE[:2])]
+        return code == 1 and bool(slowed) and all(region in r for r in trial["regressed"])
     return code == 0 and any(_slowed(r) for r in trial["improved"])
 
 
@@ -151,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         help="gate config: committed in the snapshot, and copied into"
         " the working tree of an existing trial repo (the gate reads the working tree's)",
     )
+    p.add_argument("--full", action="store_true", help="the full gate instead of --quick")
     for kind in EXPECT:
         p.add_argument(f"--{kind}", type=int, default=0, help=f"number of {kind} trials")
     args = p.parse_args(argv)
@@ -161,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
         snapshot(args.source, repo, args.pyproject)
         make_branch(repo, "slow10", 1.10)
         make_branch(repo, "slow5", 1.05)
+        for kind, (factor, when, _) in REGIONAL.items():
+            make_branch(repo, kind, factor, when)
         (repo / ".git" / "info" / "exclude").write_text(".trials-ready\n.perfgate/\n")
         (repo / ".trials-ready").write_text("ok\n")
     if args.pyproject is not None:  # the gate reads its config from the working tree
@@ -170,14 +214,14 @@ def main(argv: list[str] | None = None) -> int:
         "slow10": ("original", "slow10"),
         "slow5": ("original", "slow5"),
         "fast": ("slow10", "original"),
+        **{kind: ("original", kind) for kind in REGIONAL},
     }
     plan = _interleave({k: getattr(args, k) for k in EXPECT})
     trials = []
     stamp = time.strftime("%Y%m%dT%H%M%S")
     for i, kind in enumerate(plan):
-        base, head = revs[kind]
         out = args.work / "reports" / f"{stamp}-{i:02d}-{kind}"
-        trial = run_trial(repo, args.python, kind, base, head, out)
+        trial = run_trial(repo, args.python, kind, revs[kind], out, args.full)
         trial["ok"] = success(trial)
         trials.append(trial)
         print(json.dumps(trial), flush=True)

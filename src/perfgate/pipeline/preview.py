@@ -60,13 +60,33 @@ def stored_costs(run_dir: Path) -> tuple[dict[CaseKey, str], dict[CaseKey, float
 
 
 def _side_costs(folder: Path, suite: Suite) -> dict[CaseKey, float]:
-    """Per-case cost of one side of one round, from asv's durations in its result file."""
+    """Per-case cost of one side of one round, from asv's durations in its result file
+    (a benchmark's duration shared between the cases that ran, not the skipped ones)."""
     out: dict[CaseKey, float] = {}
     for machine in asv_results.list_machines(folder):
         for file in asv_results.iter_result_files(folder, machine):
             result = asv_results.read_result_file(file.path, suite)
-            out.update(plan.case_costs(result.durations, result.cases))
+            ran = [k for k, c in result.cases.items() if c.state is not _SKIPPED]
+            out.update(plan.case_costs(result.durations, ran))
     return out
+
+
+_SKIPPED = asv_results.CaseState.SKIPPED
+
+
+def skipped_cases(run_dir: Path) -> set[CaseKey]:
+    """Cases the suites skipped on both sides of an earlier run's first round (e.g. a
+    path that runs at one thread count only): the run would not measure them again."""
+    out: set[CaseKey] | None = None
+    for folder in sorted(run_dir.glob("main-r000-*")):
+        suite = read_benchmarks(folder)
+        here: set[CaseKey] = set()
+        for machine in asv_results.list_machines(folder):
+            for file in asv_results.iter_result_files(folder, machine):
+                cases = asv_results.read_result_file(file.path, suite).cases
+                here |= {k for k, c in cases.items() if c.state is _SKIPPED}
+        out = here if out is None else out & here
+    return out or set()
 
 
 def _defaults(keys: Iterable[CaseKey]) -> dict[CaseKey, float]:
@@ -101,6 +121,8 @@ def build_plan(opts: GateOptions, lister: Lister | None = None) -> plan.Plan:
     work = opts.work_dir or revs.repo / context.WORK_DIR
     run = newest_run(work)
     costs = stored_costs(run)[1] if run is not None else {}
+    skipped = skipped_cases(run) & set(keys) if run is not None else set()
+    keys = [k for k in keys if k not in skipped]
     known = {k: costs[k] for k in keys if k in costs}
     missing = [k for k in keys if k not in costs]
     if run is None:
@@ -109,6 +131,8 @@ def build_plan(opts: GateOptions, lister: Lister | None = None) -> plan.Plan:
         basis = f"costs measured by the run {run.name} ({len(known)} case(s))"
         if missing:
             basis += f"; documented defaults per family for {len(missing)} case(s) it lacks"
+        if skipped:
+            basis += f"; {len(skipped)} case(s) the suites skipped in that run left out"
     return plan.plan_rounds({**known, **_defaults(missing)}, config, budget_s, basis)
 
 

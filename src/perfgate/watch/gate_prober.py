@@ -34,6 +34,8 @@ _VERDICTS = {
     CaseVerdict.UNCHANGED: ProbeVerdict.NOT_WORSE,
     CaseVerdict.IMPROVED: ProbeVerdict.NOT_WORSE,
 }
+#: Rows that measured but could not decide: such a probe is measured once more.
+_UNDECIDED = frozenset({CaseVerdict.INCONCLUSIVE})
 
 
 def local_machine(config: GateConfig, hooks: Hooks) -> str:
@@ -61,10 +63,27 @@ class GateProber:
     def measure(
         self, case: ProbeCase, machine: str, sha_a: str, sha_b: str, budget_s: float
     ) -> Probe:
-        """B against A for ``case``; UNKNOWN (with the reason) when it cannot be measured."""
+        """B against A for ``case``; UNKNOWN (with the reason) when it cannot be measured.
+
+        A measurement that ran but could not decide (the case inconclusive, or flagged and
+        its confirmation re-run disagreeing) is measured once more, from scratch, while the
+        budget leaves a probe's minimum: as Pinpoint adds repetitions to an unclear
+        comparison. The second answer counts (it has its own flag and confirmation), and its
+        note gives the first one's figures."""
         if machine != self.machine_name:
             note = f"the change is on machine {machine!r}, this runner is {self.machine_name!r}"
             return Probe(sha_a, sha_b, ProbeVerdict.UNKNOWN, note=note)
+        first, undecided = self._attempt(case, sha_a, sha_b, budget_s)
+        left = budget_s - first.seconds
+        if not undecided or left < MIN_PROBE_MINUTES * 60:
+            return first
+        second, _ = self._attempt(case, sha_a, sha_b, left)
+        return measured_twice(first, second)
+
+    def _attempt(
+        self, case: ProbeCase, sha_a: str, sha_b: str, budget_s: float
+    ) -> tuple[Probe, bool]:
+        """One A/B measurement; (its probe, whether it measured but could not decide)."""
         started = self.clock()
         try:
             row, environment = self._measure(case, sha_a, sha_b, budget_s)
@@ -73,8 +92,12 @@ class GateProber:
             note = f"not measured: {text[0][:300] if text else type(exc).__name__}"
             return Probe(
                 sha_a, sha_b, ProbeVerdict.UNKNOWN, seconds=self.clock() - started, note=note
-            )
-        return probe_from_row(row, environment, sha_a, sha_b, self.clock() - started)
+            ), False
+        probe = probe_from_row(row, environment, sha_a, sha_b, self.clock() - started)
+        undecided = (
+            row is not None and row.verdict in _UNDECIDED and not environment.differing_keys
+        )
+        return probe, undecided
 
     def _measure(
         self, case: ProbeCase, sha_a: str, sha_b: str, budget_s: float
@@ -139,3 +162,15 @@ def probe_from_row(
     return Probe(
         sha_a, sha_b, verdict, row.ratio, row.ci_low, row.ci_high, seconds, note.strip(": ")
     )
+
+
+def measured_twice(first: Probe, second: Probe) -> Probe:
+    """The probe of a comparison measured twice because ``first`` could not decide (pure):
+    ``second``'s answer and figures, both measurements' seconds, the first's figures noted."""
+    note = f"measured twice; the first was undecided: {first.describe()}"
+    if second.note:
+        note += f"; {second.note}"
+    return Probe(
+        second.base, second.head, second.verdict, second.ratio, second.ci_low,
+        second.ci_high, first.seconds + second.seconds, note,
+    )  # fmt: skip

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from math import nan
 from pathlib import Path
 
 import pytest
@@ -25,12 +26,10 @@ parity_command = ["{python}", "-c", "pass"]
 """
 
 
-def _round(folder: Path, durations: dict[str, float]) -> None:
+def _round(folder: Path, durations: dict[str, float], hot: tuple = ([1.0], [1.0])) -> None:
     write_benchmarks_json(folder, [HOT, COMPILE])
     write_machine_json(folder)
-    path = write_result(
-        folder, "a" * 40, [HOT, COMPILE], {HOT.name: [[1.0], [1.0]], COMPILE.name: [[1.0]]}
-    )
+    path = write_result(folder, "a" * 40, [HOT, COMPILE], {HOT.name: hot, COMPILE.name: [[1.0]]})
     data = json.loads(path.read_text())
     data["durations"] = durations
     path.write_text(json.dumps(data))
@@ -119,3 +118,18 @@ def test_plan_whose_suites_cannot_be_discovered_is_a_clear_error(
     argv = ["gate", "--base", "HEAD", "--head", "HEAD", "--repo", str(repo), "--plan"]
     assert cli.main(argv) == 3
     assert "asv.conf.json" in capsys.readouterr().err
+
+
+def test_plan_leaves_out_cases_the_suites_skipped_in_the_last_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], discovered: Path
+) -> None:
+    """n=2 was skipped (asv's NaN: e.g. the NumPy path at 2 threads) on both sides of the
+    last run's first round: it is not planned, and n=1 carries the benchmark's duration."""
+    repo = make_repo(tmp_path, CONFIG)
+    run = repo / ".perfgate" / "runs" / "20260101T000000000000Z-aaaaaaaa-aaaaaaaa"
+    for side in ("base", "head"):
+        _round(run / f"main-r000-{side}", {HOT.name: 4.0, COMPILE.name: 30.0}, ([1.0], [nan]))
+    doc = _plan(repo, capsys, "--json")
+    cases = {c["case"]: c["cost_s"] for c in doc["cases"]}
+    assert cases == {"hot_slice.H.time_x(n=1)": 8.0, "compile_time.C.track_s": 60.0}
+    assert "1 case(s) the suites skipped in that run left out" in doc["basis"]

@@ -84,3 +84,49 @@ def test_rows_map_to_probe_verdicts() -> None:
             1.2,
         )
     assert probe_from_row(None, same, "a" * 40, "b" * 40, 1.0).verdict is ProbeVerdict.UNKNOWN
+
+
+class _Scripted(GateProber):
+    """A prober whose measurements are the given rows, in order (each takes 60 s)."""
+
+    def __init__(self, rows: list[CaseComparison], clock: list[float]) -> None:
+        super().__init__(Path("."), config_from_text(CONFIG, "test"), "m", clock=lambda: clock[0])
+        self.rows, self.now, self.calls = rows, clock, 0
+
+    def _measure(
+        self, case: ProbeCase, sha_a: str, sha_b: str, budget_s: float
+    ) -> tuple[CaseComparison | None, EnvironmentCheck]:
+        self.calls += 1
+        self.now[0] += 60.0
+        return self.rows.pop(0), EnvironmentCheck({"a": 1}, {"a": 1})
+
+
+def _row(verdict: CaseVerdict, ratio: float) -> CaseComparison:
+    key = CaseKey(BENCH, (("path", "assembled"), ("n", "8")))
+    ci = {"ci_low": ratio - 0.04, "ci_high": ratio + 0.04}
+    return CaseComparison(key, verdict, 0.03, True, ratio=ratio, note="undecided", **ci)
+
+
+def test_an_undecided_measurement_is_measured_once_more_and_the_second_counts() -> None:
+    rows = [_row(CaseVerdict.INCONCLUSIVE, 1.074), _row(CaseVerdict.REGRESSED, 1.081)]
+    prober = _Scripted(rows, [0.0])
+    probe = prober.measure(CASE, "m", "a" * 40, "b" * 40, 600.0)
+    assert prober.calls == 2 and probe.verdict is ProbeVerdict.WORSE
+    assert probe.ratio == pytest.approx(1.081) and probe.seconds == pytest.approx(120.0)
+    assert "first was undecided" in probe.note and "1.074" in probe.note
+
+
+def test_a_second_undecided_measurement_stays_unknown_and_there_is_no_third() -> None:
+    rows = [_row(CaseVerdict.INCONCLUSIVE, 1.05), _row(CaseVerdict.INCONCLUSIVE, 1.04)]
+    prober = _Scripted(rows, [0.0])
+    probe = prober.measure(CASE, "m", "a" * 40, "b" * 40, 600.0)
+    assert prober.calls == 2 and probe.verdict is ProbeVerdict.UNKNOWN
+
+
+def test_no_second_measurement_when_decided_or_the_budget_is_spent() -> None:
+    decided = _Scripted([_row(CaseVerdict.UNCHANGED, 1.0)], [0.0])
+    assert decided.measure(CASE, "m", "a" * 40, "b" * 40, 600.0).verdict is ProbeVerdict.NOT_WORSE
+    assert decided.calls == 1
+    spent = _Scripted([_row(CaseVerdict.INCONCLUSIVE, 1.05)], [0.0])
+    probe = spent.measure(CASE, "m", "a" * 40, "b" * 40, 90.0)  # 30 s left after the first
+    assert spent.calls == 1 and probe.verdict is ProbeVerdict.UNKNOWN
