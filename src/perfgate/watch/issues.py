@@ -26,6 +26,7 @@ from perfgate.retry import RetryPolicy
 from perfgate.watch.alerts import LABEL, Links, closing_comment, issue_body, issue_title, marker
 from perfgate.watch.alerts import should_alert as _should_alert
 from perfgate.watch.detect import ChangeStatus
+from perfgate.watch.pulls import PullRef, pull_for_commit
 from perfgate.watch.series import Series
 from perfgate.watch.state import WatchedChange
 
@@ -65,6 +66,10 @@ class IssuesApi(Protocol):
 
     def comment(self, number: int, body: str) -> None:
         """Comment on issue ``number``."""
+        ...
+
+    def pulls_of_commit(self, sha: str) -> list[PullRef]:
+        """The pull requests GitHub associates with commit ``sha``."""
         ...
 
 
@@ -125,10 +130,23 @@ class Alerter:
             return self._close(change)
         if change.issue is None and not _should_alert(change, alert_suspected):
             return Action("none", None, "", ""), None
-        title, body = issue_title(change), issue_body(change, series, self.links, unit)
         if self.dry_run:
+            title, body = issue_title(change), issue_body(change, series, self.links, unit)
             verb = "open" if change.issue is None else "update"
             return Action(verb, change.issue, title, body), None
+        found_pr = self._culprit_pr(change)
+        if found_pr is not None:
+            change = change.updated(culprit_pr=found_pr)
+        title, body = issue_title(change), issue_body(change, series, self.links, unit)
+        action, snapshot = self._post(change, title, body)
+        if snapshot is None and found_pr is not None:
+            snapshot = change
+        return action, snapshot
+
+    def _post(
+        self, change: WatchedChange, title: str, body: str
+    ) -> tuple[Action, WatchedChange | None]:
+        """Open, adopt or update the issue of ``change``; the action and what to record."""
         api = self.api
         if change.issue is None:
             found = self._retry("find issue", lambda: self._find(change.change_id))
@@ -141,6 +159,20 @@ class Alerter:
         current = self._retry("get issue", lambda: api.get_issue(number))
         changed = self._update(current, title, body)
         return Action("update" if changed else "none", number, title, body), None
+
+    def _culprit_pr(self, change: WatchedChange) -> int | None:
+        """The culprit's pull request from GitHub, when its subject named none (a rebase
+        merge); None when there is nothing to look up or GitHub cannot say (the issue is
+        posted all the same, naming the commit)."""
+        culprit = change.culprit
+        if culprit is None or change.culprit_pr is not None:
+            return None
+        try:
+            pulls = self._retry("pulls of commit", lambda: self.api.pulls_of_commit(culprit))
+        except GitHubApiError as exc:
+            LOG.warning("the pull request of %s is unknown: %s", culprit[:12], exc)
+            return None
+        return pull_for_commit(culprit, pulls, None)
 
     def _find(self, change_id: str) -> Issue | None:
         """Our own issue whose body starts with the change's marker, if any."""
@@ -228,6 +260,25 @@ class Github3Issues(Github3Session):
             made = issue.create_comment(body)
         if made is None:
             raise GitHubApiError(f"GitHub comment on #{number}: empty response")
+
+    def pulls_of_commit(self, sha: str) -> list[PullRef]:
+        """GitHub's pull requests associated with commit ``sha`` (github3 follows the pages)."""
+        repo = self._repository()
+        with self._translate(f"pulls of commit {sha[:12]}"):
+            commit = repo.commit(sha)
+            if commit is None:
+                raise GitHubApiError(f"GitHub commit {sha[:12]}: not found", 404)
+            return [_pull(p) for p in commit.associated_pull_requests()]
+
+
+def _pull(raw: Any) -> PullRef:
+    base = getattr(raw, "base", None)
+    return PullRef(
+        number=int(raw.number),
+        merged=getattr(raw, "merged_at", None) is not None,
+        merge_commit_sha=getattr(raw, "merge_commit_sha", None),
+        base=str(getattr(base, "ref", "") or ""),
+    )
 
 
 def _issue(raw: Any) -> Issue:

@@ -63,6 +63,9 @@ class FakeGitHub(IssuesMixin):
         self.label_events: dict[int, list[tuple[str, str, str]]] = {}
         #: login -> repository permission (admin, maintain, write, triage, read); else none
         self.permissions: dict[str, str] = {}
+        #: commit sha -> the pull requests associated with it: {number, merged, base,
+        #: merge_commit_sha} (``GET .../commits/{sha}/pulls``; unknown commits have none)
+        self.commit_pulls: dict[str, list[dict[str, Any]]] = {}
         self.requests: list[Recorded] = []
         self.violations: list[str] = []
         self.script: list[Scripted] = []
@@ -174,6 +177,10 @@ class FakeGitHub(IssuesMixin):
             return self._remove_label(op, int(p["issue_number"]), p["name"])
         if key == ("GET", "/repos/{owner}/{repo}/collaborators/{username}/permission"):
             return 200, {}, self._permission(op, p["username"])
+        if key == ("GET", "/repos/{owner}/{repo}/commits/{ref}"):
+            return 200, {}, self._commit(op, p["ref"])
+        if key == ("GET", "/repos/{owner}/{repo}/commits/{commit_sha}/pulls"):
+            return 200, {}, self._commit_pulls(op, p["commit_sha"], full)
         if key == ("POST", "/repos/{owner}/{repo}/statuses/{sha}"):
             self.statuses.append({"sha": p["sha"], **body})
             return 201, {}, self._status_json(op, p["sha"], body)
@@ -286,6 +293,29 @@ class FakeGitHub(IssuesMixin):
         data.update(permission=permission, role_name=permission)
         data["user"].update(login=login)
         return data
+
+    def _commit(self, op: Operation, sha: str) -> dict[str, Any]:
+        data = self._fill(op, 200)
+        data.update(sha=sha, url=f"{self._repo_url()}/commits/{sha}")
+        return data
+
+    def _commit_pulls(self, op: Operation, sha: str, full: bool) -> list[dict[str, Any]]:
+        item = self.spec.resolve(self.spec.response_schema(op, 200)["items"])
+        out = []
+        for pull in self.commit_pulls.get(sha, []):
+            data = self.spec.generate(item, self.base)
+            data.update(
+                number=pull["number"],
+                url=f"{self._repo_url()}/pulls/{pull['number']}",
+                merged_at="2026-11-30T12:00:00Z" if pull["merged"] else None,
+                merge_commit_sha=pull.get("merge_commit_sha"),
+                state="closed" if pull["merged"] else "open",
+            )
+            data["base"].update(ref=pull["base"])
+            if full:  # the application/vnd.github.full+json media type adds rendered bodies
+                data.update(body_text=data.get("body") or "", body_html="<p></p>")
+            out.append(data)
+        return out
 
     def _status_json(self, op: Operation, sha: str, body: dict[str, Any]) -> dict[str, Any]:
         data = self._fill(op, 201)

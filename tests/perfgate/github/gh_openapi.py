@@ -9,6 +9,7 @@ are generated from the schema itself, so github3.py gets every field it reads.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from dataclasses import dataclass
@@ -18,7 +19,8 @@ from typing import Any
 PACKAGE = "@octokit/openapi"
 VERSION = "23.0.2"
 REPO_ROOT = Path(__file__).resolve().parents[3]
-CACHE = REPO_ROOT / ".cache" / "octokit"
+# PERFGATE_TOOLS_CACHE: the gate's parity run in a fresh export reuses the checkout's install
+CACHE = Path(os.environ.get("PERFGATE_TOOLS_CACHE") or REPO_ROOT / ".cache") / "octokit"
 GENERATED = CACHE / "node_modules" / "@octokit" / "openapi" / "generated"
 
 _DATE = "2024-01-01T00:00:00Z"

