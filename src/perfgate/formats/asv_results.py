@@ -131,10 +131,31 @@ def _durations(path: Path, value: object) -> dict[str, float]:
 
 
 def parse_durations(source: str, data: object) -> dict[str, float]:
-    """The ``durations`` of one result file's parsed JSON (``source`` names it in errors)."""
+    """The seconds of each benchmark (and phase) of one result file's parsed JSON
+    (``source`` names it in errors): each result row's ``duration`` column, then the
+    top-level ``durations``. asv 0.6 keeps a benchmark's wall time (all its parameter
+    combinations) in its row; the top-level object holds phases only (``<build>``,
+    ``<setup_cache ...>``), so reading that alone left every benchmark without a cost."""
     if not isinstance(data, dict):
         raise ResultFileError(source, "expected a JSON object at top level")
-    return _durations(Path(source), data.get("durations"))
+    path = Path(source)
+    return {**_row_durations(path, data), **_durations(path, data.get("durations"))}
+
+
+def _row_durations(path: Path, data: Mapping[str, Any]) -> dict[str, float]:
+    """``{benchmark: seconds}`` from the ``duration`` column of the result rows (rows
+    without one, or a file without the column, give nothing)."""
+    columns, rows = data.get("result_columns"), data.get("results")
+    if not isinstance(columns, list) or "duration" not in columns or not isinstance(rows, dict):
+        return {}
+    at = columns.index("duration")
+    out: dict[str, float] = {}
+    for name, row in rows.items():
+        if isinstance(row, list) and len(row) > at:
+            seconds = _finite(path, f"results[{name!r}].duration", row[at])
+            if seconds is not None and seconds >= 0:
+                out[str(name)] = seconds
+    return out
 
 
 def _object(path: Path, where: str, value: object) -> dict[str, Any]:
@@ -271,7 +292,7 @@ def read_result_file(
         machine_info=dict(data["params"]),
         env_vars=_object(p, "env_vars", data.get("env_vars")),
         cases=cases,
-        durations=_durations(p, data.get("durations")),
+        durations=parse_durations(str(p), data),
     )
 
 

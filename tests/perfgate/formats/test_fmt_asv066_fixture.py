@@ -42,6 +42,12 @@ def test_reads_asv_written_files() -> None:
     track = head.cases[CaseKey("compile_time.CompileTime.track_first_call")]
     assert track.kind == "track" and track.value == 2.6 and track.samples is None
     assert read_machine(ROOT, "fixture-box")["cpu"] == "Zen 4"
+    # asv keeps each benchmark's wall time in its row (the top-level "durations" only has
+    # phases such as <build>): the costs the planners read
+    assert head.durations == {
+        "hot_slice.HotSlice.time_compute": 4.2,
+        "compile_time.CompileTime.track_first_call": 3.0,
+    }
 
 
 def test_compare_on_asv_written_files(tmp_path: Path) -> None:
