@@ -5,7 +5,7 @@ Builds throwaway repositories under ``--work`` from a snapshot of ``--source`` (
 ci/gate-trials.py): 12 commits on main, each subject ``Step k (#100+k)``; in the variants with a
 slowdown, commit 7 makes the hand-written g1_walk hot slice busy-wait until 1.08 x its kernel's
 own time (gate-trials' patch), and in ``recovery`` commit 11 takes the patch back out. One case
-is measured (``CASE``, N=2048, 1 thread): asv runs each stored commit from an export, as the
+is measured (``CASE``, N=65536, 1 thread): asv runs each stored commit from an export, as the
 gate runs asv (``--python=same``, ``--record-samples``), and ``perfgate history append`` stores
 the results on the repository's ``perf-results`` branch (a local bare remote). Then the
 ``perfgate watch`` command line runs against a fake GitHub API (the tests' server, checked
@@ -43,7 +43,10 @@ from types import ModuleType
 from typing import Any
 
 SOURCE = Path(__file__).resolve().parents[1]
-CASE = "hot_slice.HotSlice.time_compute('g1_walk', 'sac_default', 'handwritten', 2048, 1)"
+#: N=65536 (a ~9 ms call here): identical code stored by 4 interleaved passes came out
+#: 0.9-4.0% apart (4 tries), at N=2048 (a 0.28 ms call, whose per-process medians scatter by
+#: ~10% on this VM) 4.5-16%, which hides an 8% step or invents one
+CASE = "hot_slice.HotSlice.time_compute('g1_walk', 'sac_default', 'handwritten', 65536, 1)"
 MACHINE = "watch-acceptance"
 FACTOR = 1.08
 VARIANTS = ("slowdown", "none", "recovery")
