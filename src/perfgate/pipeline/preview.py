@@ -76,17 +76,26 @@ _SKIPPED = asv_results.CaseState.SKIPPED
 
 def skipped_cases(run_dir: Path) -> set[CaseKey]:
     """Cases the suites skipped on both sides of an earlier run's first round (e.g. a
-    path that runs at one thread count only): the run would not measure them again."""
-    out: set[CaseKey] | None = None
-    for folder in sorted(run_dir.glob("main-r000-*")):
-        suite = read_benchmarks(folder)
-        here: set[CaseKey] = set()
-        for machine in asv_results.list_machines(folder):
-            for file in asv_results.iter_result_files(folder, machine):
-                cases = asv_results.read_result_file(file.path, suite).cases
-                here |= {k for k, c in cases.items() if c.state is _SKIPPED}
-        out = here if out is None else out & here
-    return out or set()
+    path that runs at one thread count only): the run would not measure them again. A round
+    split into asv runs by attributes (``-g1``...) is read group by group: base and head of
+    one group agree, the groups together make the round."""
+    out: set[CaseKey] = set()
+    for base in sorted(run_dir.glob("main-r000-base*")):
+        head = base.with_name(base.name.replace("-base", "-head", 1))
+        if head.is_dir():
+            out |= _skipped_in(base) & _skipped_in(head)
+    return out
+
+
+def _skipped_in(folder: Path) -> set[CaseKey]:
+    """The cases asv recorded as skipped in one side's round folder."""
+    suite = read_benchmarks(folder)
+    here: set[CaseKey] = set()
+    for machine in asv_results.list_machines(folder):
+        for file in asv_results.iter_result_files(folder, machine):
+            cases = asv_results.read_result_file(file.path, suite).cases
+            here |= {k for k, c in cases.items() if c.state is _SKIPPED}
+    return here
 
 
 def _defaults(keys: Iterable[CaseKey]) -> dict[CaseKey, float]:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from perfgate.config import GateConfig
 from perfgate.errors import RunnerError, UserError
-from perfgate.model import CaseComparison, EnvironmentCheck
+from perfgate.model import CaseComparison, EnvironmentCheck, Reason
 from perfgate.pipeline import context, measure
 from perfgate.pipeline.compare.analysis import analyse
 from perfgate.pipeline.context import GateOptions
@@ -66,10 +66,11 @@ class GateProber:
         """B against A for ``case``; UNKNOWN (with the reason) when it cannot be measured.
 
         A measurement that ran but could not decide (the case inconclusive, or flagged and
-        its confirmation re-run disagreeing) is measured once more, from scratch, while the
-        budget leaves a probe's minimum: as Pinpoint adds repetitions to an unclear
-        comparison. The second answer counts (it has its own flag and confirmation), and its
-        note gives the first one's figures."""
+        its confirmation re-run disagreeing; not a version mismatch, which never decides) is
+        measured once more, from scratch, while the budget leaves a probe's minimum. The
+        second answer counts (it has its own flag and confirmation) except a WORSE after a
+        first measurement that leaned the other way (ratio <= 1): that stays UNKNOWN, so a
+        second look cannot turn noise into a culprit (`measured_twice`)."""
         if machine != self.machine_name:
             note = f"the change is on machine {machine!r}, this runner is {self.machine_name!r}"
             return Probe(sha_a, sha_b, ProbeVerdict.UNKNOWN, note=note)
@@ -95,7 +96,10 @@ class GateProber:
             ), False
         probe = probe_from_row(row, environment, sha_a, sha_b, self.clock() - started)
         undecided = (
-            row is not None and row.verdict in _UNDECIDED and not environment.differing_keys
+            row is not None
+            and row.verdict in _UNDECIDED
+            and row.reason is not Reason.VERSION_DIFFERS
+            and not environment.differing_keys
         )
         return probe, undecided
 
@@ -166,11 +170,17 @@ def probe_from_row(
 
 def measured_twice(first: Probe, second: Probe) -> Probe:
     """The probe of a comparison measured twice because ``first`` could not decide (pure):
-    ``second``'s answer and figures, both measurements' seconds, the first's figures noted."""
+    ``second``'s answer and figures, both measurements' seconds, the first's figures noted;
+    a WORSE whose first measurement leaned better (ratio <= 1) is UNKNOWN instead."""
     note = f"measured twice; the first was undecided: {first.describe()}"
     if second.note:
         note += f"; {second.note}"
+    verdict = second.verdict
+    leaned_better = first.ratio is not None and first.ratio <= 1.0
+    if verdict is ProbeVerdict.WORSE and leaned_better:
+        verdict = ProbeVerdict.UNKNOWN
+        note += "; the second says worse, the first leaned the other way: undecided"
     return Probe(
-        second.base, second.head, second.verdict, second.ratio, second.ci_low,
+        second.base, second.head, verdict, second.ratio, second.ci_low,
         second.ci_high, first.seconds + second.seconds, note,
     )  # fmt: skip

@@ -94,6 +94,7 @@ class Alerter:
         policy: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
+        branch: str | None = None,
     ) -> None:
         # None: a dry run, nothing is sent. The client is made on first use, so a run with
         # nothing to post needs no token.
@@ -104,6 +105,8 @@ class Alerter:
         self.policy = policy or RetryPolicy()
         self.sleep = sleep
         self.clock = clock
+        #: the watched branch: a culprit's pull request must have merged into it (None: any)
+        self.branch = branch
 
     @property
     def dry_run(self) -> bool:
@@ -172,7 +175,7 @@ class Alerter:
         except GitHubApiError as exc:
             LOG.warning("the pull request of %s is unknown: %s", culprit[:12], exc)
             return None
-        return pull_for_commit(culprit, pulls, None)
+        return pull_for_commit(culprit, pulls, self.branch)
 
     def _find(self, change_id: str) -> Issue | None:
         """Our own issue whose body starts with the change's marker, if any."""

@@ -115,8 +115,18 @@ def _alert(
         None if options.dry_run else (api_factory or (lambda: issues_from_env(env))),
         _links(env, options.dashboard_url),
         options.issue_author or env.get("PERFGATE_COMMENT_AUTHOR") or DEFAULT_COMMENT_AUTHOR,
+        branch=watched_branch(options.repo, options.ref),
     )
     return alert(analysis, alerter, options.alert_suspected, lambda b: units.get(b, ""))
+
+
+def watched_branch(repo: Path, ref: str) -> str | None:
+    """The branch ``ref`` names (``main`` for ``HEAD`` on main, ``origin/main`` or
+    ``refs/heads/main``); None when it names none (a detached head or a commit)."""
+    done = git.Git(repo).run("rev-parse", "--abbrev-ref", ref)
+    name = done.stdout.decode(errors="replace").strip() if done.returncode == 0 else ""
+    name = name.removeprefix("origin/")
+    return name if name and name != "HEAD" else None
 
 
 def _gate_prober(options: WatchOptions) -> ProberFactory:

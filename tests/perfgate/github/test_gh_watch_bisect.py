@@ -5,6 +5,8 @@ scripted history of the issue (12 commits, 8% slower from commit 7, results of c
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from gh_watch_run import run_watch, state_files
 from watch_history import MACHINE, ScriptedHistory, scripted_history, slowdown
 
 from perfgate.config import GateConfig
+from perfgate.watch.service import watched_branch
 
 pytestmark = pytest.mark.subprocess
 
@@ -219,3 +222,18 @@ def test_the_workflow_split_probes_on_the_runner_then_one_job_alerts(
         1,
     )
     assert len(prober.calls) == 4 and len(server.fake.issues) == 1  # 4v8, 4v6, 4v7, 4v12
+
+
+def test_the_watched_branch_is_the_one_the_ref_names(tmp_path: Path) -> None:
+    """A culprit's pull request must have merged into the watched branch: ``HEAD`` on main,
+    ``origin/main`` and ``refs/heads/main`` all name main; a detached head names none."""
+    repo = tmp_path / "r"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@invalid"}
+    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@invalid"}
+    git_ = ["git", "-C", str(repo)]
+    subprocess.run([*git_, "commit", "-q", "--allow-empty", "-m", "c"], check=True, env=env)
+    assert watched_branch(repo, "HEAD") == "main"
+    assert watched_branch(repo, "refs/heads/main") == "main"
+    subprocess.run([*git_, "checkout", "-q", "--detach"], check=True)
+    assert watched_branch(repo, "HEAD") is None

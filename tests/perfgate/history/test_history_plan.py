@@ -15,6 +15,7 @@ from perfgate.history.append import (
     renamed_path,
 )
 from perfgate.history.branch import HistoryError
+from perfgate.history.costs import all_rounds
 from perfgate.retry import RetryPolicy
 from perfgate.secrets import redact_url as redact
 
@@ -131,3 +132,13 @@ def test_bad_retry_policy_is_rejected(kwargs: dict[str, float]) -> None:
     """A policy that cannot retry sensibly is a ValueError naming the values."""
     with pytest.raises(ValueError, match="retry policy"):
         RetryPolicy(**kwargs)  # type: ignore[arg-type]
+
+
+def test_a_rows_duration_is_one_of_its_interleaved_rounds() -> None:
+    """asv keeps only the last interleaved round's wall time in a row: the plan counts all."""
+    durations = {"<build>": 60.0, "hot_slice.S.time_a": 40.0, "collector.C.track_b": 80.0}
+    assert all_rounds(durations, {"hot_slice.S.time_a": 4}) == {
+        "<build>": 60.0,
+        "hot_slice.S.time_a": 160.0,
+        "collector.C.track_b": 80.0,
+    }

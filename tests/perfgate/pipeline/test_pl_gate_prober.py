@@ -9,7 +9,7 @@ import pytest
 from gate_fakes import CONFIG, FakeSides, commit_speed, fingerprint, hooks, make_repo
 
 from perfgate.config import config_from_text
-from perfgate.model import CaseComparison, CaseKey, EnvironmentCheck
+from perfgate.model import CaseComparison, CaseKey, EnvironmentCheck, Reason
 from perfgate.verdict import CaseVerdict
 from perfgate.watch.gate_prober import GateProber, probe_from_row
 from perfgate.watch.prober import ProbeCase, ProbeVerdict
@@ -130,3 +130,17 @@ def test_no_second_measurement_when_decided_or_the_budget_is_spent() -> None:
     spent = _Scripted([_row(CaseVerdict.INCONCLUSIVE, 1.05)], [0.0])
     probe = spent.measure(CASE, "m", "a" * 40, "b" * 40, 90.0)  # 30 s left after the first
     assert spent.calls == 1 and probe.verdict is ProbeVerdict.UNKNOWN
+
+
+def test_a_worse_second_look_after_a_first_that_leaned_better_stays_unknown() -> None:
+    rows = [_row(CaseVerdict.INCONCLUSIVE, 0.99), _row(CaseVerdict.REGRESSED, 1.08)]
+    probe = _Scripted(rows, [0.0]).measure(CASE, "m", "a" * 40, "b" * 40, 600.0)
+    assert probe.verdict is ProbeVerdict.UNKNOWN and "leaned the other way" in probe.note
+
+
+def test_a_version_mismatch_is_not_measured_again() -> None:
+    row = _row(CaseVerdict.INCONCLUSIVE, 1.05)
+    mismatch = CaseComparison(row.key, row.verdict, 0.03, True, reason=Reason.VERSION_DIFFERS)
+    prober = _Scripted([mismatch], [0.0])
+    assert prober.measure(CASE, "m", "a" * 40, "b" * 40, 600.0).verdict is ProbeVerdict.UNKNOWN
+    assert prober.calls == 1
