@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from perfgate.config import GateConfig
@@ -63,12 +63,17 @@ def _side_costs(folder: Path, suite: Suite) -> dict[CaseKey, float]:
     """Per-case cost of one side of one round, from asv's durations in its result file
     (a benchmark's duration shared between the cases that ran, not the skipped ones)."""
     out: dict[CaseKey, float] = {}
+    for result in _results(folder, suite):
+        ran = [k for k, c in result.cases.items() if c.state is not _SKIPPED]
+        out.update(plan.case_costs(result.durations, ran))
+    return out
+
+
+def _results(folder: Path, suite: Suite) -> Iterator[asv_results.ResultSet]:
+    """Every asv result file of one side's round folder, read against ``suite``."""
     for machine in asv_results.list_machines(folder):
         for file in asv_results.iter_result_files(folder, machine):
-            result = asv_results.read_result_file(file.path, suite)
-            ran = [k for k, c in result.cases.items() if c.state is not _SKIPPED]
-            out.update(plan.case_costs(result.durations, ran))
-    return out
+            yield asv_results.read_result_file(file.path, suite)
 
 
 _SKIPPED = asv_results.CaseState.SKIPPED
@@ -89,13 +94,8 @@ def skipped_cases(run_dir: Path) -> set[CaseKey]:
 
 def _skipped_in(folder: Path) -> set[CaseKey]:
     """The cases asv recorded as skipped in one side's round folder."""
-    suite = read_benchmarks(folder)
-    here: set[CaseKey] = set()
-    for machine in asv_results.list_machines(folder):
-        for file in asv_results.iter_result_files(folder, machine):
-            cases = asv_results.read_result_file(file.path, suite).cases
-            here |= {k for k, c in cases.items() if c.state is _SKIPPED}
-    return here
+    results = _results(folder, read_benchmarks(folder))
+    return {k for r in results for k, c in r.cases.items() if c.state is _SKIPPED}
 
 
 def _defaults(keys: Iterable[CaseKey]) -> dict[CaseKey, float]:
