@@ -7,17 +7,21 @@ makes a small batch and makes the first ``compute`` call:
 * ``cold``: ``NUMBA_CACHE_DIR`` (and termplan's generated-source cache) point at a new, empty
   temporary directory, so every kernel is compiled;
 * ``warm``: the same directory was filled by one earlier probe, so kernels load from disk.
+
+The cold probes run in asv's ``setup_cache`` (once per asv run, each into its own folder of
+asv's setup-cache directory, which asv removes after the suite): the ``cold`` case reports
+that probe's seconds and the ``warm`` case loads from the cache it filled, so each path is
+compiled once per run instead of twice (a warm case used to compile a private cache first).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
+from typing import Any
 
 from ._common import NUMBA_PATHS, TASKS, require_case
 
@@ -77,6 +81,32 @@ def run_probe(task: str, path: str, cache_dir: Path) -> float:
     return parse_probe_output(done.stdout)
 
 
+#: What ``setup_cache`` leaves per ``task/path``: the cold probe's ``seconds`` and the
+#: ``cache`` it filled, or the ``error`` of a probe that failed (that case fails, not the
+#: suite); a path the commit lacks is absent (its cases skip in ``setup``).
+ColdProbes = dict[str, dict[str, Any]]
+
+
+def cold_probes(root: Path) -> ColdProbes:
+    """One cold probe per task and Numba path the commit offers, each cache under ``root``."""
+    out: ColdProbes = {}
+    for task in TASKS:
+        for path in NUMBA_PATHS:
+            try:
+                require_case(task, PROFILE, path)
+            except NotImplementedError:
+                continue
+            folder = root / task / path
+            try:
+                out[f"{task}/{path}"] = {
+                    "seconds": run_probe(task, path, folder),
+                    "cache": str(folder),
+                }
+            except (RuntimeError, ValueError, subprocess.TimeoutExpired) as exc:
+                out[f"{task}/{path}"] = {"error": str(exc)}
+    return out
+
+
 class CompileTime:
     """Seconds to the first result of a Numba path, with a cold or a warm compile cache."""
 
@@ -87,21 +117,22 @@ class CompileTime:
     rounds = 1
     repeat = 1
 
-    def setup(self, task: str, path: str, cache: str) -> None:
-        """Check the path exists; for ``warm``, fill a private cache with one probe."""
+    def setup_cache(self) -> ColdProbes:
+        """Compile every present path once, cold, into asv's setup-cache folder (the cwd)."""
+        return cold_probes(Path.cwd() / "compile-cache")
+
+    def setup(self, probes: ColdProbes, task: str, path: str, cache: str) -> None:
+        """Check the path exists and its cold probe ran (a failed probe fails the case)."""
         require_case(task, PROFILE, path)
-        self.root = Path(tempfile.mkdtemp(prefix="perfgate-compile-"))
-        if cache == "warm":
-            run_probe(task, path, self.root / "warm")
+        probe = probes.get(f"{task}/{path}")
+        if probe is None:
+            raise RuntimeError(f"compile probe {task}/{path}: setup_cache did not run it")
+        if "error" in probe:
+            raise RuntimeError(probe["error"])
+        self.probe = probe
 
-    def teardown(self, task: str, path: str, cache: str) -> None:
-        """Remove the private caches (asv also calls this after a skipped setup)."""
-        root = getattr(self, "root", None)
-        if root is not None:
-            shutil.rmtree(root, ignore_errors=True)
-
-    def track_first_call(self, task: str, path: str, cache: str) -> float:
+    def track_first_call(self, probes: ColdProbes, task: str, path: str, cache: str) -> float:
         """Compile (cold) or cache-load (warm) time of the first hot-slice call."""
-        if cache == "warm":
-            return run_probe(task, path, self.root / "warm")
-        return run_probe(task, path, Path(tempfile.mkdtemp(dir=self.root)))
+        if cache == "cold":
+            return float(self.probe["seconds"])
+        return run_probe(task, path, Path(self.probe["cache"]))

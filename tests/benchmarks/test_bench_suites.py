@@ -69,6 +69,8 @@ def test_params_are_well_formed(name: str, cls: type) -> None:
         if attr.startswith("track_"):
             assert getattr(method, "unit", getattr(cls, "unit", None)), f"{name}.{attr}"
     setup_args = list(inspect.signature(cls.setup).parameters)[1:]  # type: ignore[attr-defined]
+    if hasattr(cls, "setup_cache"):  # asv passes setup_cache's value first
+        setup_args = setup_args[1:]
     assert setup_args == list(names), name
 
 
@@ -143,10 +145,11 @@ def test_every_suite_skips_when_the_path_is_missing(
     _drop_path(monkeypatch, "g1_walk", "assembled")
     monkeypatch.setattr(_common, "usable_threads", lambda counts: [1, 2])
     bench = cls()
+    lead = ({},) if hasattr(bench, "setup_cache") else ()
     with pytest.raises(NotImplementedError, match="no path 'assembled'"):
-        bench.setup(*args)
+        bench.setup(*lead, *args)
     if hasattr(bench, "teardown"):
-        bench.teardown(*args)
+        bench.teardown(*lead, *args)
 
 
 def test_numpy_runs_single_threaded_only() -> None:
@@ -236,6 +239,81 @@ def test_pairs_and_probe_output() -> None:
     for bad in ("", "not json", '{"s": 1}', '{"seconds": 0}'):
         with pytest.raises(ValueError, match="compile probe"):
             compile_time.parse_probe_output(bad)
+
+
+def test_cold_probes_compile_each_present_path_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """setup_cache probes every task/path the commit has, once, each into its own folder; a
+    missing path is left out and a failed probe is kept as that path's error."""
+    _drop_path(monkeypatch, "g1_walk", "assembled")
+    calls: list[tuple[str, str, Path]] = []
+
+    def probe(task: str, path: str, cache_dir: Path) -> float:
+        calls.append((task, path, cache_dir))
+        if task == "motion_tracking" and path == "assembled":
+            raise RuntimeError("compile probe motion_tracking/assembled failed: boom")
+        return 2.5
+
+    monkeypatch.setattr(compile_time, "run_probe", probe)
+    got = compile_time.cold_probes(tmp_path)
+    assert sorted(got) == [
+        "g1_walk/handwritten", "motion_tracking/assembled", "motion_tracking/handwritten"
+    ]  # fmt: skip
+    assert got["g1_walk/handwritten"] == {
+        "seconds": 2.5, "cache": str(tmp_path / "g1_walk" / "handwritten")
+    }  # fmt: skip
+    assert len({c for _, _, c in calls}) == len(calls) == 3
+    assert "boom" in got["motion_tracking/assembled"]["error"]
+
+
+def test_cold_reports_the_setup_cache_probe_and_warm_loads_its_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """cold = the setup_cache probe's seconds (no new compile); warm = one probe on the cache
+    that probe filled; a failed or missing probe fails the case, it never reads as a time."""
+    calls: list[Path] = []
+    monkeypatch.setattr(compile_time, "run_probe", lambda task, path, d: calls.append(d) or 0.25)
+    probes = {"g1_walk/assembled": {"seconds": 9.0, "cache": str(tmp_path)}}
+    bench = compile_time.CompileTime()
+    bench.setup(probes, "g1_walk", "assembled", "cold")
+    assert bench.track_first_call(probes, "g1_walk", "assembled", "cold") == 9.0
+    assert calls == []
+    bench.setup(probes, "g1_walk", "assembled", "warm")
+    assert bench.track_first_call(probes, "g1_walk", "assembled", "warm") == 0.25
+    assert calls == [tmp_path]
+    with pytest.raises(RuntimeError, match="boom"):
+        bench.setup({"g1_walk/assembled": {"error": "boom"}}, "g1_walk", "assembled", "warm")
+    with pytest.raises(RuntimeError, match="did not run"):
+        bench.setup({}, "g1_walk", "assembled", "cold")
+
+
+@pytest.mark.subprocess
+def test_preload_imports_without_starting_threads() -> None:
+    """The suites preload termplan and Numba's contexts where asv's forkserver imports them,
+    and start no thread pool there (the forked cases would inherit a broken one)."""
+    import subprocess
+
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]);"
+        "import benchmarks._common as c;"
+        "import numba.np.ufunc.parallel as p;"
+        "print(c.PRELOADED, p._is_initialized, 'termplan.tasks.g1_walk' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(REPO)], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["True", "False", "True"]
+
+
+def test_preload_failure_is_silent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A commit whose termplan cannot be imported leaves the report to each case's setup."""
+
+    def broken(name: str) -> Any:
+        raise ImportError(f"cannot import {name}")
+
+    monkeypatch.setattr(_common.importlib, "import_module", broken)
+    assert _common.preload() is False
 
 
 def test_probe_env_points_every_cache_into_the_private_dir(tmp_path: Path) -> None:

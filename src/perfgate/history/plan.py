@@ -27,13 +27,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from perfgate.pipeline.plan import FALLBACK_COST_S
+from perfgate.pipeline.plan import FALLBACK_COST_S, setup_cache_module
 
 #: Share of the job's timeout a shard may be planned to fill (setup, noise, slower runs).
 DEFAULT_HEADROOM = 0.75
 #: The ``durations`` key of asv's environment build (paid once per commit and runner).
 BUILD_KEY = "<build>"
-_SETUP_CACHE = re.compile(r"<setup_cache (?P<module>[\w]+)[.:]")
 
 
 def module_costs(durations: Mapping[str, float]) -> tuple[float, dict[str, float]]:
@@ -47,8 +46,8 @@ def module_costs(durations: Mapping[str, float]) -> tuple[float, dict[str, float
     for key, seconds in durations.items():
         if not math.isfinite(seconds) or seconds < 0:
             continue
-        cache = _SETUP_CACHE.match(key)
-        module = cache["module"] if cache else (None if key.startswith("<") else key)
+        cache = setup_cache_module(key)
+        module = cache if cache else (None if key.startswith("<") else key)
         if module is None:
             overhead += seconds
             continue

@@ -15,6 +15,7 @@ margin is a *blind spot*: the report lists it first, so a PASS never hides it.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -43,12 +44,22 @@ def default_cost(benchmark: str) -> float:
     return FALLBACK_COST_S
 
 
+_SETUP_CACHE = re.compile(r"<setup_cache (?P<module>\w+)[.:]")
+
+
+def setup_cache_module(phase: str) -> str | None:
+    """The suite module of an asv ``<setup_cache compile_time:95>`` phase (else None)."""
+    found = _SETUP_CACHE.match(phase)
+    return found["module"] if found else None
+
+
 def case_costs(durations: Mapping[str, float], keys: Iterable[CaseKey]) -> dict[CaseKey, float]:
     """Per-case cost of one side from asv's per-benchmark ``durations`` (seconds).
 
     asv records one duration per benchmark, covering all its parameter combinations: it is
-    shared evenly between the cases of that benchmark in ``keys``. Benchmarks without a
-    duration are left out (the caller falls back to another estimate).
+    shared evenly between the cases of that benchmark in ``keys``, and a module's
+    ``setup_cache`` phase (run once before its cases) between the cases of that module.
+    Benchmarks without a duration are left out (the caller falls back to another estimate).
     """
     by_bench: dict[str, list[CaseKey]] = {}
     for key in keys:
@@ -58,6 +69,11 @@ def case_costs(durations: Mapping[str, float], keys: Iterable[CaseKey]) -> dict[
         seconds = durations.get(bench)
         if seconds is not None and math.isfinite(seconds) and seconds >= 0:
             out.update({k: seconds / len(cases) for k in cases})
+    for phase, seconds in durations.items():
+        module = setup_cache_module(phase)
+        mine = [k for k in out if module and k.benchmark.startswith(module + ".")]
+        if mine and math.isfinite(seconds) and seconds >= 0:
+            out.update({k: out[k] + seconds / len(mine) for k in mine})
     return out
 
 
@@ -232,11 +248,15 @@ def visibility(rows: Sequence[CaseComparison], config: GateConfig) -> list[Visib
 
 #: Samples per asv round the planner may ask for (few distinct values: each distinct set of
 #: attributes is one more asv process per side and round).
-REPEAT_STEPS = (10, 20)
+REPEAT_STEPS = (5, 10, 20)
 #: At most this many seconds of samples per case and side in one round.
 MAX_SAMPLE_S = 10.0
-#: A sample at least this long is its own warm-up (kernels come from the on-disk cache).
-LONG_SAMPLE_S = 1.0
+#: A sample at least this long is its own warm-up: the case's setup made the first call
+#: (compile or cache load), and one such call is a full pass over the batch's memory.
+WARM_SAMPLE_S = 0.05
+#: A case whose samples of a round take less than this keeps the benchmark's own repeat
+#: unless it needs more: fewer samples would save less than the extra asv process costs.
+CHEAP_ROUND_S = 0.5
 
 
 def relative_spread(samples: Sequence[float]) -> float | None:
@@ -254,21 +274,28 @@ def asv_attributes(samples: Sequence[float], threshold: float) -> dict[str, str]
 
     ``repeat``: enough samples that the median's standard error (1.2533 sigma / sqrt(n),
     sigma ~ IQR / 1.349) is a quarter of the threshold, rounded up to a step of
-    :data:`REPEAT_STEPS`, never more than :data:`MAX_SAMPLE_S` of samples; only raised,
-    never lowered. ``warmup_time``: 0 for samples of :data:`LONG_SAMPLE_S` or more.
+    :data:`REPEAT_STEPS` and never more than :data:`MAX_SAMPLE_S` of samples. Raised for
+    any case; lowered only for a case whose samples cost :data:`CHEAP_ROUND_S` or more (the
+    paired rounds, not the samples inside one, carry most of the evidence: a quiet 300 ms
+    case spent 3 s a side on samples it did not need). ``warmup_time``: 0 for samples of
+    :data:`WARM_SAMPLE_S` or more, always with an explicit ``repeat`` so that few distinct
+    attribute sets (asv processes) arise.
     """
-    out: dict[str, str] = {}
     spread = relative_spread(samples)
     if not samples or spread is None:
-        return out
+        return {}
     sample_s = sorted(samples)[len(samples) // 2]
-    if sample_s >= LONG_SAMPLE_S:
-        out["warmup_time"] = "0"
     need = math.ceil((1.2533 * spread / 1.349 / (threshold / 4.0)) ** 2)
-    affordable = math.floor(MAX_SAMPLE_S / sample_s) if sample_s > 0 else 0
-    steps = [s for s in REPEAT_STEPS if need > len(samples) and s <= affordable]
-    fitting = [s for s in steps if s >= need] or steps[-1:]
-    if fitting:
-        n = fitting[0]
-        out["repeat"] = f"({n}, {n}, {MAX_SAMPLE_S:g})"
+    affordable = math.floor(MAX_SAMPLE_S / sample_s) if sample_s > 0 else len(samples)
+    fits = [s for s in REPEAT_STEPS if s <= affordable]
+    if not fits:
+        return {"warmup_time": "0"} if sample_s >= WARM_SAMPLE_S else {}
+    n = next((s for s in fits if s >= need), fits[-1])
+    if n < len(samples) and sample_s * len(samples) < CHEAP_ROUND_S:
+        n = len(samples)
+    out = {"repeat": f"({n}, {n}, {MAX_SAMPLE_S:g})"}
+    if sample_s >= WARM_SAMPLE_S:
+        out["warmup_time"] = "0"
+    elif n == len(samples):
+        return {}
     return out

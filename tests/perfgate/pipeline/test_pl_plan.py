@@ -31,6 +31,22 @@ def test_case_costs_split_a_benchmark_duration_between_its_cases() -> None:
     assert costs == {HOT: 5.0, HOT2: 5.0}
 
 
+def test_case_costs_add_the_module_setup_cache_to_its_cases() -> None:
+    """A module's setup_cache phase (the compile suite's cold probes) is part of its cases'
+    cost; other phases and other modules' cases are untouched."""
+    warm = CaseKey(COMPILE.benchmark, (("path", "handwritten"),))
+    durations = {
+        COMPILE.benchmark: 4.0,
+        HOT.benchmark: 2.0,
+        "<setup_cache compile_time:95>": 100.0,
+        "<build>": 30.0,
+    }
+    costs = plan.case_costs(durations, [COMPILE, warm, HOT])
+    assert costs == {COMPILE: 52.0, warm: 52.0, HOT: 2.0}
+    assert plan.setup_cache_module("<setup_cache compile_time:95>") == "compile_time"
+    assert plan.setup_cache_module("<build>") is None
+
+
 def test_non_blocking_cases_run_once_blocking_ones_min_samples() -> None:
     """A budget that affords everything: compile time once, hot slices min_samples rounds."""
     costs = {HOT: 10.0, HOT2: 10.0, COMPILE: 100.0}
@@ -124,17 +140,25 @@ def test_the_budget_default_comes_from_the_configuration() -> None:
 
 
 def test_asv_attributes_from_cost_and_noise() -> None:
-    """Quiet cases keep their attributes; noisy cheap ones get more samples; long samples
-    skip the warm-up; the sample time per round is bounded."""
-    quiet = [1e-3, 1.001e-3, 0.999e-3, 1.0005e-3, 0.9995e-3]
-    assert plan.asv_attributes(quiet, 0.03) == {}
+    """Quiet cheap cases keep their attributes; noisy cheap ones get more samples; quiet
+    costly ones get fewer and no warm-up; the sample time per round is bounded."""
+    quiet = [1e-3] * 3 + [1.001e-3, 0.999e-3, 1.0005e-3, 0.9995e-3] + [1e-3] * 3
+    assert plan.asv_attributes(quiet, 0.03) == {}  # 10 samples of 10 ms: too cheap to lower
     noisy = [1e-3, 1.02e-3, 0.98e-3, 1.03e-3, 0.97e-3]
     assert plan.asv_attributes(noisy, 0.03) == {"repeat": "(20, 20, 10)"}
-    long_noisy = [2.0, 2.04, 1.96, 2.06, 1.94]
-    assert plan.asv_attributes(long_noisy, 0.03) == {"warmup_time": "0"}  # 20 x 2 s > 10 s
+    long_noisy = [2.0, 2.04, 1.96, 2.06, 1.94]  # needs 20, 5 x 2 s fit in 10 s
+    assert plan.asv_attributes(long_noisy, 0.03) == {"repeat": "(5, 5, 10)", "warmup_time": "0"}
+    too_long = [12.0, 12.1, 11.9]
+    assert plan.asv_attributes(too_long, 0.03) == {"warmup_time": "0"}
     mid = [0.4, 0.404, 0.396, 0.41, 0.39]  # 2% spread: 7 samples needed, step 10
-    assert plan.asv_attributes(mid, 0.03) == {"repeat": "(10, 10, 10)"}
+    assert plan.asv_attributes(mid, 0.03) == {"repeat": "(10, 10, 10)", "warmup_time": "0"}
     capped = [0.6, 0.612, 0.588, 0.618, 0.582]  # 25 needed, only 16 fit in 10 s
-    assert plan.asv_attributes(capped, 0.03) == {"repeat": "(10, 10, 10)"}
+    assert plan.asv_attributes(capped, 0.03) == {"repeat": "(10, 10, 10)", "warmup_time": "0"}
+    costly_quiet = [0.3 + 0.001 * (i % 3) for i in range(10)]  # 3 s of samples, 1 needed
+    assert plan.asv_attributes(costly_quiet, 0.05) == {
+        "repeat": "(5, 5, 10)", "warmup_time": "0"
+    }  # fmt: skip
+    short_quiet = [0.03 + 0.0001 * (i % 3) for i in range(10)]  # 0.3 s of samples: kept
+    assert plan.asv_attributes(short_quiet, 0.05) == {}
     assert plan.asv_attributes([1.0], 0.03) == {}
     assert plan.relative_spread([1.0, 2.0]) is None

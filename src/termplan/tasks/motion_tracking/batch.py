@@ -119,24 +119,45 @@ def _unit(q: np.ndarray) -> np.ndarray:
     return q / np.linalg.norm(q, axis=-1, keepdims=True)
 
 
+def _uniform(
+    rng: np.random.Generator, low: float, high: float, shape: tuple[int, ...]
+) -> np.ndarray:
+    """``rng.uniform(low, high, shape)`` drawn in place: the same draws, values and stream
+    position, without the temporaries (first-touched memory is most of a large batch's cost)."""
+    out = rng.random(shape)
+    out *= high - low
+    out += low
+    return out
+
+
 def _targets(rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
     return {
-        "pos": rng.uniform(-1.0, 1.0, (n, B, 3)),
-        "quat": _unit(rng.normal(0.0, 1.0, (n, B, 4))),
-        "lin": rng.uniform(-2.0, 2.0, (n, B, 3)),
-        "ang": rng.uniform(-3.0, 3.0, (n, B, 3)),
-        "jpos": rng.uniform(-1.0, 1.0, (n, J)),
-        "jvel": rng.uniform(-2.0, 2.0, (n, J)),
+        "pos": _uniform(rng, -1.0, 1.0, (n, B, 3)),
+        "quat": _unit(rng.standard_normal((n, B, 4))),
+        "lin": _uniform(rng, -2.0, 2.0, (n, B, 3)),
+        "ang": _uniform(rng, -3.0, 3.0, (n, B, 3)),
+        "jpos": _uniform(rng, -1.0, 1.0, (n, J)),
+        "jvel": _uniform(rng, -2.0, 2.0, (n, J)),
     }
 
 
 def _around(
     rng: np.random.Generator, t: dict[str, np.ndarray], sigmas: tuple[float, ...]
 ) -> list[np.ndarray]:
-    """Target + Gaussian noise per field (quaternions renormalised), as float32."""
+    """Target + Gaussian noise per field (quaternions renormalised), as float32.
+
+    ``t + rng.normal(0, sigma)`` computed in one reused buffer per shape: the same draws and
+    values (``sigma * z + t`` in float64, then rounded once to float32).
+    """
     out = []
+    buffers: dict[tuple[int, ...], np.ndarray] = {}
     for key, sigma in zip(("pos", "quat", "lin", "ang", "jpos", "jvel"), sigmas, strict=True):
-        value = t[key] + rng.normal(0.0, sigma, t[key].shape)
+        value = buffers.get(t[key].shape)
+        if value is None:
+            value = buffers[t[key].shape] = np.empty(t[key].shape)
+        rng.standard_normal(out=value)
+        value *= sigma
+        value += t[key]
         out.append(_f32(_unit(value) if key == "quat" else value))
     return out
 
@@ -160,10 +181,12 @@ def make_batch(num_envs: int, seed: int = 0, profile: str | Profile | None = Non
     r_pos, r_quat, r_lin, r_ang, dof_pos, dof_vel = _around(
         rng, target, (0.06, 0.03, 0.1, 0.1, 0.05, 0.1)
     )
-    linvel = _f32(rng.uniform(-1.0, 1.0, (num_envs, 3)))
-    gyro = _f32(rng.uniform(-1.0, 1.0, (num_envs, 3)))
-    current = rng.uniform(-1.0, 1.0, (num_envs, J))
-    last = current + rng.normal(0.0, 0.1, (num_envs, J))
+    linvel = _f32(_uniform(rng, -1.0, 1.0, (num_envs, 3)))
+    gyro = _f32(_uniform(rng, -1.0, 1.0, (num_envs, 3)))
+    current = _uniform(rng, -1.0, 1.0, (num_envs, J))
+    last = rng.standard_normal((num_envs, J))
+    last *= 0.1
+    last += current
     term_count = max(1, int(0.02 * num_envs))
     r_pos[:term_count, ANCHOR, 2] += np.float32(0.6)
     if prof.scales.get("undesired_contacts", 0.0) != 0.0:
