@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import itertools
 import pkgutil
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -314,6 +315,76 @@ def test_preload_failure_is_silent(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(_common.importlib, "import_module", broken)
     assert _common.preload() is False
+
+
+class _BuiltCase:
+    """Stands in for a built hot slice: counts builds and calls, 4 ms a call."""
+
+    built: ClassVar[list[tuple[Any, ...]]] = []
+
+    def __init__(self, *params: Any) -> None:
+        self.params, self.step = params, 0
+        _BuiltCase.built.append(params)
+
+    def call(self) -> None:
+        self.step += 1
+
+    def timed_call(self) -> float:
+        self.call()
+        return 0.004
+
+
+@pytest.fixture
+def fake_cases(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
+    """hot_slice builds `_BuiltCase`s, from an empty per-process cache."""
+    _BuiltCase.built = []
+    monkeypatch.setattr(hot_slice, "Case", _BuiltCase)
+    monkeypatch.setattr(hot_slice, "_built", None)
+    return _BuiltCase.built
+
+
+def test_calls_per_sample() -> None:
+    """One sample batches about sample_time of calls, at least one call."""
+    assert hot_slice.calls_per_sample(0.3, 0.02) == 1
+    assert hot_slice.calls_per_sample(0.001, 0.02) == 20
+    assert hot_slice.calls_per_sample(0.0, 0.02) == 1
+
+
+def test_hot_slice_setup_builds_once_per_process(fake_cases: list[tuple[Any, ...]]) -> None:
+    """Repeated setups of one case hand out the same built case (its step counter goes on)
+    with number chosen from its calibration calls; another case is built afresh."""
+    params = ("g1_walk", "sac_default", "assembled", 2048, 1)
+    bench = hot_slice.HotSlice()
+    bench.setup(*params)
+    first = bench.case
+    bench.time_compute(*params)
+    bench.setup(*params)
+    assert bench.case is first and fake_cases == [params]
+    assert bench.number == 5  # 0.02 s / 4 ms
+    assert first.step == 3 + 1  # 3 calibration calls (12 ms < 20 ms), then the timed one
+    other = ("g1_walk", "sac_default", "assembled", 8192, 1)
+    bench.setup(*other)
+    assert bench.case is not first and fake_cases == [params, other]
+
+
+def test_asv_runner_times_consecutive_calls_of_one_build(
+    fake_cases: list[tuple[Any, ...]],
+) -> None:
+    """Through asv_runner's own timing code (which re-runs setup before every timed call of
+    a benchmark with a setup): one build, number from setup, every call advancing the step."""
+    from asv_runner.discovery import _get_benchmark
+
+    bench = _get_benchmark("time_compute", hot_slice, hot_slice.HotSlice, None)
+    assert bench is not None
+    params = ("g1_walk", "sac_default", "handwritten", 2048, 1)
+    bench.set_param_idx(list(itertools.product(*hot_slice.HotSlice.params)).index(params))
+    assert bench.do_setup() is False
+    result = bench.do_run()
+    assert fake_cases == [params]
+    assert result["number"] == 5
+    assert 3 <= len(result["samples"]) <= 10
+    built = hot_slice._built
+    assert built is not None and built[1].step >= 3 + 5 * len(result["samples"])
 
 
 def test_probe_env_points_every_cache_into_the_private_dir(tmp_path: Path) -> None:
