@@ -7,8 +7,10 @@ and printed, written and posted without the secrets of the environment.
 
 from __future__ import annotations
 
+import datetime as _dt
 import os
 import shlex
+import time
 import traceback
 from collections.abc import Sequence
 
@@ -16,7 +18,7 @@ from perfgate import containment, machine
 from perfgate.atomic import check_output_dir
 from perfgate.config import GateConfig
 from perfgate.errors import RunnerError, UserError
-from perfgate.formats import report_files
+from perfgate.formats import report_files, timeline
 from perfgate.model import (
     EnvironmentCheck,
     Finding,
@@ -70,12 +72,13 @@ def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
 
 
 def _gate(opts: GateOptions, hooks: Hooks) -> render.Report:
+    started = time.monotonic()
     revs = context.resolve_revisions(opts)
     given = parity.given_result(opts.parity_result, revs.head) if opts.parity_result else None
     config = context.load_gate_config(opts, revs)
     plan, fp_start, s = context.settings_on_this_machine(opts, revs, config, hooks.fingerprint)
     try:
-        return _gate_run(opts, hooks, (plan, fp_start), s, revs.note(opts.base), given)
+        return _gate_run(opts, hooks, (plan, fp_start), s, (revs.note(opts.base), given), started)
     finally:
         context.discard_exports(s)
 
@@ -85,9 +88,13 @@ def _gate_run(
     hooks: Hooks,
     machine_at_start: tuple[machine.PinPlan, machine.Fingerprint],
     s: GateSettings,
-    base_note: str | None,
-    given: ParityResult | None,
+    inputs: tuple[str | None, ParityResult | None],
+    started: float,
 ) -> render.Report:
+    """The run after its exports (``started``: when the run began, for its timeline):
+    parity, measurement, comparison and decision; ``inputs`` are the note on the base and
+    the parity result taken from CI (None: run it here)."""
+    base_note, given = inputs
     config, machine_name = s.config, s.machine
     plan, fp_start = machine_at_start
     killed_before = len(containment.killed())
@@ -99,7 +106,9 @@ def _gate_run(
     )
     # read before any code of the head runs (parity, benchmarks)
     found = context.read_noise(s.repo, opts.floors_ref, machine_name)
+    parity_started = time.monotonic()
     parity_result = given or parity.run_parity(s, parity.parity_command(config, opts.quick))
+    parity_s = None if given else time.monotonic() - parity_started
     hooks.log(f"parity: {parity_result.status.value}" + (" (from CI)" if given else ""))
     if parity_result.status is not ParityStatus.PASSED:
         failed = decide.parity_failure_decision(parity_result)
@@ -112,6 +121,8 @@ def _gate_run(
     floors = noise.floors() if noise is not None else {}
     measurer = measure.Measurer(s, fp_start.to_dict(), hooks.side_runner)
     measured = measure.measure(measurer, floors, hooks.log)
+    parity_time = (parity_result.command, parity_s)
+    _write_timeline(s, measurer, parity_time, measurer.started - started - (parity_s or 0.0))
     fp_end = hooks.fingerprint(plan)
     analysis = analyse(measured, config, floors)
     environment = EnvironmentCheck(
@@ -146,6 +157,21 @@ def _notes(
     samples = "samples: " + ", ".join(str(p) for p in measured.sample_files)
     env_note = "environment: fingerprint at the start (base column) and end (head column)"
     return (f"configuration: {s.config.source}", rounds, floors, pin, samples, env_note)
+
+
+def _write_timeline(
+    s: GateSettings,
+    measurer: measure.Measurer,
+    parity_time: tuple[str, float | None],
+    setup_s: float,
+) -> None:
+    """Record where the run's minutes went (``--plan`` of a later run reads it)."""
+    command, parity_s = parity_time
+    stamp = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    record = timeline.Timeline(
+        command, parity_s, max(0.0, setup_s), tuple(measurer.round_times), stamp
+    )
+    timeline.write_timeline(s.run_dir, record)
 
 
 def _parity_note(opts: GateOptions, s: GateSettings) -> str:

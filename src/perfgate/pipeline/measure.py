@@ -27,6 +27,7 @@ from perfgate.formats.benchmarks_json import (
     case_names,
     read_benchmarks,
 )
+from perfgate.formats.timeline import RoundTime
 from perfgate.model import CaseKey, Measured, Measurement, Round, Samples
 from perfgate.pipeline import plan, rounds, sampling
 from perfgate.pipeline.context import GateSettings
@@ -144,6 +145,8 @@ class Measurer:
     case_attributes: dict[CaseKey, dict[str, str]] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
     deadline: float | None = None
+    #: every round's wall time, the seconds asv recorded for its cases and its asv runs
+    round_times: list[RoundTime] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.deadline is None:
@@ -177,7 +180,10 @@ class Measurer:
         picked = {s: _pick(v, wanted) for s, v in sides.items()}
         rnd = Round(index, log.phase, order, picked["base"], picked["head"], time.monotonic() - t0)
         log.rounds.append(rnd)
-        self.costs.update(round_costs(rnd, runs))
+        costs = round_costs(rnd, runs)
+        self.costs.update(costs)
+        case_s = sum(costs.values())
+        self.round_times.append(RoundTime(log.phase, index, rnd.seconds, case_s, len(runs)))
         self._checkpoint(log, complete=False)
         return rnd
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from perfgate.config import GateConfig
+from perfgate.formats.timeline import Timeline
 from perfgate.model import CaseComparison, CaseKey, natural_key
 from perfgate.verdict import CaseVerdict
 
@@ -93,6 +94,20 @@ class CasePlan:
 
 
 @dataclass(frozen=True)
+class Overheads:
+    """What a run takes beyond its cases' own seconds, as an earlier run of the same kind
+    took it (its ``timeline.json``): before measuring (exports, checks), parity, asv's own
+    seconds per round (start-up, discovery, imports; the first round's apart), and the
+    extra rounds it gave undecided cases and blind spots."""
+
+    setup_s: float = 0.0
+    parity_s: float = 0.0
+    first_round_s: float = 0.0
+    later_round_s: float = 0.0
+    extra_s: float = 0.0
+
+
+@dataclass(frozen=True)
 class Plan:
     """The planned rounds of a run: per case, the total, and what the costs are based on."""
 
@@ -100,11 +115,27 @@ class Plan:
     budget_s: float
     min_samples: int
     basis: str
+    overheads: Overheads = field(default_factory=Overheads)
+
+    @property
+    def cases_s(self) -> float:
+        """Seconds of the planned rounds' cases (asv's own seconds for them)."""
+        return sum(c.seconds for c in self.cases)
+
+    @property
+    def measure_s(self) -> float:
+        """Expected seconds of measuring: the main phase's cases and asv's overhead per
+        round, then extra rounds as long as the earlier run's, within the budget."""
+        o = self.overheads
+        rounds = self.rounds
+        main = self.cases_s + (o.first_round_s + o.later_round_s * (rounds - 1) if rounds else 0.0)
+        return main + max(0.0, min(o.extra_s, self.budget_s - main))
 
     @property
     def expected_s(self) -> float:
-        """Expected seconds of the main phase (before extra and confirmation rounds)."""
-        return sum(c.seconds for c in self.cases)
+        """Expected seconds of the whole run: set-up, parity and measuring (a confirmation
+        re-run of flagged cases comes on top)."""
+        return self.overheads.setup_s + self.overheads.parity_s + self.measure_s
 
     @property
     def rounds(self) -> int:
@@ -122,6 +153,12 @@ class Plan:
             "basis": self.basis,
             "budget_minutes": round(self.budget_s / 60.0, 2),
             "expected_minutes": round(self.expected_s / 60.0, 2),
+            "expected_parts_minutes": {
+                "setup": round(self.overheads.setup_s / 60.0, 2),
+                "parity": round(self.overheads.parity_s / 60.0, 2),
+                "cases": round(self.cases_s / 60.0, 2),
+                "measure": round(self.measure_s / 60.0, 2),
+            },
             "min_samples": self.min_samples,
             "rounds": self.rounds,
             "short": [k.label() for k in self.short],
@@ -152,17 +189,58 @@ def blocking_rounds(
 
 
 def plan_rounds(
-    costs: Mapping[CaseKey, float], config: GateConfig, budget_s: float, basis: str
+    costs: Mapping[CaseKey, float],
+    config: GateConfig,
+    budget_s: float,
+    basis: str,
+    overheads: Overheads | None = None,
 ) -> Plan:
     """Rounds per case: blocking cases as many as the budget affords up to ``min_samples``,
-    the others once."""
+    the others once (asv's overhead per round counts against the budget too)."""
+    overheads = overheads or Overheads()
     keys = sorted(costs, key=natural_key)
     block = [k for k in keys if config.can_block(k.benchmark)]
-    n = blocking_rounds(costs, block, config.min_samples, budget_s)
+    per_round = {**costs}
+    if block and overheads.later_round_s > 0:  # each later round carries asv's overhead
+        share = overheads.later_round_s / len(block)
+        per_round.update({k: costs[k] + share for k in block})
+    left = budget_s - overheads.first_round_s + overheads.later_round_s
+    n = blocking_rounds(per_round, block, config.min_samples, left)
     cases = tuple(
         CasePlan(k, k in set(block), costs[k], n if k in set(block) else 1) for k in keys
     )
-    return Plan(cases, budget_s, config.min_samples, basis)
+    return Plan(cases, budget_s, config.min_samples, basis, overheads)
+
+
+def overheads_from(
+    timeline: Timeline | None, parity_command: str | None, min_samples: int
+) -> tuple[Overheads, str]:
+    """(overheads, what they rest on) from an earlier run's timeline. Its parity time counts
+    only for the same parity command (``parity_command`` None: parity comes from CI, 0 s);
+    extra rounds are the main-phase rounds after ``min_samples``."""
+    if timeline is None:
+        return Overheads(), "no timeline of an earlier run: asv's overhead and parity not counted"
+    main = [r for r in timeline.rounds if r.phase == "main"]
+    first = main[0].overhead_s if main else 0.0
+    later = [r.overhead_s for r in main[1:min_samples]]
+    extra = sum(r.seconds for r in main[min_samples:])
+    same = parity_command is not None and parity_command == timeline.parity_command
+    parity_s = timeline.parity_s if same and timeline.parity_s is not None else 0.0
+    note = "set-up, asv's overhead per round and extra rounds as the earlier run's"
+    if parity_command is None:
+        note += "; parity from CI (0 s)"
+    elif same and timeline.parity_s is not None:
+        note += f"; parity ({parity_command}) as the earlier run's"
+    else:
+        note += f"; parity ({parity_command}) not counted: the earlier run did not run it"
+    overheads = Overheads(
+        setup_s=timeline.setup_s,
+        parity_s=parity_s,
+        first_round_s=first,
+        later_round_s=sum(later) / len(later) if later else first,
+        extra_s=extra,
+    )
+    return overheads, note
 
 
 def detectable_slowdown(row: CaseComparison) -> float | None:

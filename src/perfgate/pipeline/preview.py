@@ -6,8 +6,10 @@ exported commits under the run's own grid (``just-discover``: the runner-derived
 full gate, the suites' default grid of ``--quick``), so the plan never lists a grid an
 earlier, different run measured. Their costs come from the newest earlier run in the work
 folder (asv's per-benchmark durations of every round it made); a case it did not measure
-gets the documented default of its family (`perfgate.pipeline.plan.DEFAULT_COSTS`). The
-output says which of the two the estimate is based on.
+gets the documented default of its family (`perfgate.pipeline.plan.DEFAULT_COSTS`). What a
+run takes beyond its cases (set-up, parity, asv's own seconds per round, extra rounds) comes
+from the newest earlier run of the same kind that recorded its ``timeline.json``. The output
+says what the estimate is based on.
 """
 
 from __future__ import annotations
@@ -18,10 +20,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from perfgate.config import GateConfig
-from perfgate.formats import asv_results
+from perfgate.formats import asv_results, timeline
 from perfgate.formats.benchmarks_json import Suite, case_names, read_benchmarks
 from perfgate.model import CaseKey
-from perfgate.pipeline import context, plan
+from perfgate.pipeline import context, parity, plan
 from perfgate.pipeline.context import GateOptions, Revisions
 from perfgate.pipeline.discover import discovered_names
 from perfgate.pipeline.hooks import Hooks
@@ -142,16 +144,34 @@ def build_plan(opts: GateOptions, lister: Lister | None = None) -> plan.Plan:
             basis += f"; documented defaults per family for {len(missing)} case(s) it lacks"
         if skipped:
             basis += f"; {len(skipped)} case(s) the suites skipped in that run left out"
-    return plan.plan_rounds({**known, **_defaults(missing)}, config, budget_s, basis)
+    command = None if opts.parity_result else " ".join(parity.parity_command(config, opts.quick))
+    overheads, note = plan.overheads_from(
+        newest_timeline(work, command), command, config.min_samples
+    )
+    costs = {**known, **_defaults(missing)}
+    return plan.plan_rounds(costs, config, budget_s, f"{basis}; {note}", overheads)
+
+
+def newest_timeline(work_dir: Path, parity_command: str | None) -> timeline.Timeline | None:
+    """The newest run timeline with ``parity_command`` (a run of the same kind: the quick
+    and the full gate run different parity commands), else the newest of any run (None:
+    no run wrote one)."""
+    runs = work_dir / "runs"
+    folders = sorted(runs.iterdir(), reverse=True) if runs.is_dir() else []
+    found = [t for t in map(timeline.read_timeline, folders) if t is not None]
+    same = [t for t in found if t.parity_command == parity_command]
+    newest = same or found
+    return newest[0] if newest else None
 
 
 def render_text(p: plan.Plan) -> str:
     """The plan for a terminal: basis, budget, expected minutes, one line per case."""
     lines = [
         f"plan based on: {p.basis}",
-        f"budget {p.budget_s / 60:.1f} min; main phase {p.rounds} round(s), expected "
-        f"{p.expected_s / 60:.1f} min (extra and confirmation rounds follow while the "
-        "budget lasts)",
+        f"budget {p.budget_s / 60:.1f} min; main phase {p.rounds} round(s); expected "
+        f"{p.expected_s / 60:.1f} min: set-up {p.overheads.setup_s / 60:.1f}, parity "
+        f"{p.overheads.parity_s / 60:.1f}, measuring {p.measure_s / 60:.1f} (cases "
+        f"{p.cases_s / 60:.1f}; a confirmation re-run of flagged cases comes on top)",
     ]
     if p.short:
         lines.append(

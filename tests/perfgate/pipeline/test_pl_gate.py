@@ -13,6 +13,7 @@ from gate_fakes import CASES, FakeSides, commit_speed, fingerprint, hooks, make_
 from perfgate import cli
 from perfgate.formats.report_files import check_digest, read_report
 from perfgate.formats.samples import read_samples
+from perfgate.formats.timeline import read_timeline
 from perfgate.pipeline import gate
 from perfgate.pipeline.context import GateOptions
 from perfgate.pipeline.measure import read_side
@@ -62,6 +63,10 @@ def test_sample_files_complete_and_checkpoints(tmp_path: Path) -> None:
     run = read_samples(run_dir / "main-samples.json")
     assert set(run.cases) == set(CASES.values())
     assert run.orders[:2] == (("base", "head"), ("head", "base"))
+    times = read_timeline(run_dir)  # where the minutes went, for a later --plan
+    assert times is not None and times.parity_s is not None and times.setup_s >= 0
+    assert [(r.phase, r.index) for r in times.rounds] == [("main", i) for i in range(6)]
+    assert all(r.asv_runs == 2 for r in times.rounds)
 
 
 def test_stable_regression_blocks_and_names_case(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from pg_results_factory import Bench, write_benchmarks_json, write_machine_json,
 
 from perfgate import cli
 from perfgate.formats.benchmarks_json import case_names, read_benchmarks
+from perfgate.formats.timeline import RoundTime, Timeline, write_timeline
 from perfgate.pipeline import preview
 
 pytestmark = pytest.mark.subprocess
@@ -133,3 +134,23 @@ def test_plan_leaves_out_cases_the_suites_skipped_in_the_last_run(
     cases = {c["case"]: c["cost_s"] for c in doc["cases"]}
     assert cases == {"hot_slice.H.time_x(n=1)": 8.0, "compile_time.C.track_s": 60.0}
     assert "1 case(s) the suites skipped in that run left out" in doc["basis"]
+
+
+def test_plan_counts_set_up_parity_and_asv_overhead_from_the_last_timeline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], discovered: Path
+) -> None:
+    """The newest run's timeline adds its set-up, its parity (same command) and asv's
+    overhead per round to the cases' seconds."""
+    repo = make_repo(tmp_path, CONFIG)
+    run = repo / ".perfgate" / "runs" / "20260101T000000000000Z-aaaaaaaa-aaaaaaaa"
+    for side in ("base", "head"):
+        _round(run / f"main-r000-{side}", {HOT.name: 4.0, COMPILE.name: 30.0})
+    rounds = tuple(RoundTime("main", i, 80.0 if i == 0 else 20.0, 68.0 if i == 0 else 8.0, 2)
+                   for i in range(6))  # fmt: skip
+    write_timeline(run, Timeline("{python} -c pass", 90.0, 6.0, rounds))
+    doc = _plan(repo, capsys, "--json", "--budget-minutes", "10")
+    cases_s = 60 + 6 * 8
+    measure_s = cases_s + 12 + 5 * 12
+    assert doc["expected_minutes"] == round((6 + 90 + measure_s) / 60, 2)
+    assert "parity ({python} -c pass) as the earlier run's" in doc["basis"]
+    assert doc["expected_parts_minutes"]["setup"] == 0.1

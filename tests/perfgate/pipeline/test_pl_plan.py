@@ -6,6 +6,7 @@ import pytest
 
 from perfgate.config import GateConfig, parse_config
 from perfgate.errors import ConfigError
+from perfgate.formats.timeline import RoundTime, Timeline
 from perfgate.model import CaseComparison, CaseKey
 from perfgate.pipeline import plan
 from perfgate.pipeline.context import GateOptions, budget_seconds
@@ -162,3 +163,53 @@ def test_asv_attributes_from_cost_and_noise() -> None:
     assert plan.asv_attributes(short_quiet, 0.05) == {}
     assert plan.asv_attributes([1.0], 0.03) == {}
     assert plan.relative_spread([1.0, 2.0]) is None
+
+
+def _timeline(parity_s: float | None = 100.0, command: str = "make test-all") -> Timeline:
+    rounds = [RoundTime("main", 0, 70.0, 60.0, 2)]
+    rounds += [RoundTime("main", i, 14.0, 10.0, 4) for i in range(1, 6)]
+    rounds += [RoundTime("main", 6, 30.0, 25.0, 4), RoundTime("confirm", 0, 9.0, 8.0, 2)]
+    return Timeline(command, parity_s, 5.0, tuple(rounds))
+
+
+def test_overheads_from_an_earlier_runs_timeline() -> None:
+    """asv's overhead per round (first apart), set-up, the extra rounds after min_samples;
+    parity only when the earlier run ran the same command, 0 s when CI's result is taken."""
+    got, note = plan.overheads_from(_timeline(), "make test-all", 6)
+    assert got == plan.Overheads(
+        setup_s=5.0, parity_s=100.0, first_round_s=10.0, later_round_s=4.0, extra_s=30.0
+    )
+    assert "parity (make test-all) as the earlier run's" in note
+    other, note = plan.overheads_from(_timeline(), "pytest -q tests/termplan/tasks", 6)
+    assert other.parity_s == 0.0 and "not counted" in note
+    ci, note = plan.overheads_from(_timeline(), None, 6)
+    assert ci.parity_s == 0.0 and "parity from CI" in note
+    none, note = plan.overheads_from(None, "make test-all", 6)
+    assert none == plan.Overheads() and "no timeline" in note
+
+
+def test_expected_time_adds_overheads_and_extra_rounds_within_the_budget() -> None:
+    """Expected = set-up + parity + cases + asv's overhead per round + extra rounds like the
+    earlier run's, the measuring part never beyond the budget."""
+    costs = {HOT: 4.0, HOT2: 4.0, COMPILE: 20.0}
+    overheads = plan.Overheads(
+        setup_s=5.0, parity_s=100.0, first_round_s=10.0, later_round_s=4.0, extra_s=30.0
+    )
+    p = plan.plan_rounds(costs, CFG, 600.0, "test", overheads)
+    assert p.rounds == 6 and p.cases_s == 20.0 + 6 * 8.0
+    assert p.measure_s == pytest.approx(68.0 + 10.0 + 5 * 4.0 + 30.0)
+    assert p.expected_s == pytest.approx(5.0 + 100.0 + p.measure_s)
+    doc = p.to_json()
+    assert doc["expected_minutes"] == round(p.expected_s / 60, 2)
+    assert doc["expected_parts_minutes"]["parity"] == round(100 / 60, 2)
+    capped = plan.plan_rounds(costs, CFG, 110.0, "test", overheads)
+    assert capped.measure_s == pytest.approx(110.0)  # the extra rounds stop at the budget
+
+
+def test_asv_overhead_per_round_counts_against_the_budget() -> None:
+    """Without overheads 6 rounds fit 70 s; with 10 s of asv overhead per round only 2
+    (38 s for the first, 18 s for each later one)."""
+    costs = {HOT: 4.0, HOT2: 4.0, COMPILE: 20.0}
+    assert plan.plan_rounds(costs, CFG, 70.0, "t").rounds == 6
+    heavy = plan.Overheads(first_round_s=10.0, later_round_s=10.0)
+    assert plan.plan_rounds(costs, CFG, 70.0, "t", heavy).rounds == 2
