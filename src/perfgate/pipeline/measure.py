@@ -200,14 +200,34 @@ class Measurer:
 
     def plan_attributes(self, log: RoundLog, keys: Sequence[CaseKey]) -> None:
         """Choose asv attributes for ``keys`` from their samples in the first round of ``log``
-        (head side, else base): repeat from their noise and cost, warm-up from their cost."""
-        first = log.rounds[0]
+        (head side, else base): repeat from their noise and cost, warm-up from their cost;
+        more samples only where the budget left for the rounds up to ``min_samples`` pays
+        for them (`plan.budgeted_attributes`)."""
+        first_round = log.rounds[0]
         config = self.settings.config
+        first = {}
         for key in keys:
-            samples = first.head.get(key) or first.base.get(key)
+            samples = first_round.head.get(key) or first_round.base.get(key)
             if samples:
-                threshold = config.threshold_for(key.benchmark)
-                self.case_attributes[key] = plan.asv_attributes(samples, threshold)
+                first[key] = samples
+        thresholds = {k: config.threshold_for(k.benchmark) for k in first}
+        chosen = plan.budgeted_attributes(first, thresholds, self.round_slack(keys, log))
+        self.case_attributes.update(chosen)
+
+    def round_slack(self, keys: Sequence[CaseKey], log: RoundLog) -> float:
+        """Seconds each round up to ``min_samples`` may take beyond what ``keys`` cost now
+        and asv's own seconds (the first round's per asv run, for two sides and up to three
+        attribute groups), for the budget left to last."""
+        assert self.deadline is not None
+        left = self.settings.config.min_samples - len(log.rounds)
+        if left <= 0:
+            return 0.0
+        overhead = 0.0
+        if self.round_times:
+            last = self.round_times[-1]
+            overhead = last.overhead_s / max(1, last.asv_runs) * 6
+        per_round = sum(self.costs.get(k, 0.0) for k in keys) + overhead
+        return (self.deadline - time.monotonic()) / left - per_round
 
     def _bench(self, keys: Sequence[CaseKey] | None) -> list[str]:
         if keys is None:

@@ -346,7 +346,9 @@ def relative_spread(samples: Sequence[float]) -> float | None:
     return (q3 - q1) / values[len(values) // 2]
 
 
-def asv_attributes(samples: Sequence[float], threshold: float) -> dict[str, str]:
+def asv_attributes(
+    samples: Sequence[float], threshold: float, max_repeat: int | None = None
+) -> dict[str, str]:
     """asv ``-a`` overrides for one case from one round of its samples (empty: keep the
     benchmark's own attributes).
 
@@ -357,7 +359,8 @@ def asv_attributes(samples: Sequence[float], threshold: float) -> dict[str, str]
     paired rounds, not the samples inside one, carry most of the evidence: a quiet 300 ms
     case spent 3 s a side on samples it did not need). ``warmup_time``: 0 for samples of
     :data:`WARM_SAMPLE_S` or more, always with an explicit ``repeat`` so that few distinct
-    attribute sets (asv processes) arise.
+    attribute sets (asv processes) arise. ``max_repeat`` caps the samples (a raise the
+    budget cannot pay for, see `budgeted_attributes`).
     """
     spread = relative_spread(samples)
     if not samples or spread is None:
@@ -369,6 +372,8 @@ def asv_attributes(samples: Sequence[float], threshold: float) -> dict[str, str]
     if not fits:
         return {"warmup_time": "0"} if sample_s >= WARM_SAMPLE_S else {}
     n = next((s for s in fits if s >= need), fits[-1])
+    if max_repeat is not None:
+        n = min(n, max_repeat)
     if n < len(samples) and sample_s * len(samples) < CHEAP_ROUND_S:
         n = len(samples)
     out = {"repeat": f"({n}, {n}, {MAX_SAMPLE_S:g})"}
@@ -376,4 +381,45 @@ def asv_attributes(samples: Sequence[float], threshold: float) -> dict[str, str]
         out["warmup_time"] = "0"
     elif n == len(samples):
         return {}
+    return out
+
+
+#: asv batches calls into samples of at least about this many seconds (the hot slice's
+#: ``sample_time``), so one more sample of a case costs at least this much.
+MIN_SAMPLE_S = 0.02
+
+
+def repeat_count(attributes: Mapping[str, str], default: int) -> int:
+    """The samples an attribute set asks for (``default``: it keeps the benchmark's own)."""
+    text = attributes.get("repeat")
+    return int(text.strip("()").split(",")[0]) if text else default
+
+
+def added_seconds(samples: Sequence[float], attributes: Mapping[str, str]) -> float:
+    """Seconds a round (both sides) of a case gains from ``attributes`` over the samples it
+    took (negative: it saves): each sample at least :data:`MIN_SAMPLE_S`."""
+    if not samples:
+        return 0.0
+    sample_s = max(sorted(samples)[len(samples) // 2], MIN_SAMPLE_S)
+    return 2.0 * (repeat_count(attributes, len(samples)) - len(samples)) * sample_s
+
+
+def budgeted_attributes(
+    first: Mapping[CaseKey, Sequence[float]], thresholds: Mapping[CaseKey, float], slack_s: float
+) -> dict[CaseKey, dict[str, str]]:
+    """`asv_attributes` per case, with raises (more samples per round) granted only while the
+    round's budget pays for them: the cheapest first, within ``slack_s`` (seconds a later
+    round may grow by) plus what the lowered cases save. A raise that does not fit keeps the
+    case's sample count: the budget buys ``min_samples`` paired rounds first, which carry
+    more of the evidence than samples inside one round."""
+    out = {k: asv_attributes(s, thresholds[k]) for k, s in first.items()}
+    extra = {k: added_seconds(first[k], a) for k, a in out.items()}
+    left = slack_s - sum(e for e in extra.values() if e < 0)
+    for key in sorted(
+        (k for k, e in extra.items() if e > 0), key=lambda k: (extra[k], natural_key(k))
+    ):
+        if extra[key] <= left:
+            left -= extra[key]
+        else:
+            out[key] = asv_attributes(first[key], thresholds[key], len(first[key]))
     return out

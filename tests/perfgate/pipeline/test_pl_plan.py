@@ -213,3 +213,24 @@ def test_asv_overhead_per_round_counts_against_the_budget() -> None:
     assert plan.plan_rounds(costs, CFG, 70.0, "t").rounds == 6
     heavy = plan.Overheads(first_round_s=10.0, later_round_s=10.0)
     assert plan.plan_rounds(costs, CFG, 70.0, "t", heavy).rounds == 2
+
+
+def test_raises_are_granted_only_while_the_round_budget_pays() -> None:
+    """More samples cost time every later round: the cheapest raises go first, within the
+    slack plus what lowered cases save; the rest keep their sample count."""
+    noisy = [1e-3, 1.02e-3, 0.98e-3, 1.03e-3, 0.97e-3]  # 5 samples, wants 20: +15 x 20 ms x 2
+    noisy_slow = [0.2, 0.206, 0.194, 0.209, 0.191]  # wants 20: +15 x 0.2 s x 2 = 6 s
+    quiet_slow = [0.3 + 0.001 * (i % 3) for i in range(10)]  # lowered to 5: saves 3.01 s
+    first = {HOT: noisy, HOT2: noisy_slow, COMPILE: quiet_slow}
+    thresholds = {HOT: 0.03, HOT2: 0.03, COMPILE: 0.05}
+    assert plan.added_seconds(noisy, {"repeat": "(20, 20, 10)"}) == pytest.approx(0.6)
+    assert plan.added_seconds(quiet_slow, {"repeat": "(5, 5, 10)"}) == pytest.approx(-3.01)
+    roomy = plan.budgeted_attributes(first, thresholds, 100.0)
+    assert roomy[HOT] == {"repeat": "(20, 20, 10)"}
+    assert roomy[HOT2] == {"repeat": "(20, 20, 10)", "warmup_time": "0"}
+    tight = plan.budgeted_attributes(first, thresholds, 0.0)  # 3.01 s saved pays the cheap one
+    assert tight[HOT] == {"repeat": "(20, 20, 10)"}
+    assert tight[HOT2] == {"repeat": "(5, 5, 10)", "warmup_time": "0"}  # kept at 5
+    assert tight[COMPILE] == {"repeat": "(5, 5, 10)", "warmup_time": "0"}
+    broke = plan.budgeted_attributes(first, thresholds, -10.0)
+    assert broke[HOT] == {} and broke[HOT2] == {"repeat": "(5, 5, 10)", "warmup_time": "0"}
