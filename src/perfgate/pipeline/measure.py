@@ -50,6 +50,10 @@ class SideRun:
     durations: Mapping[str, float] = field(default_factory=dict)
 
 
+#: Share of the budget left after the first round that the rounds up to ``min_samples``
+#: may fill with extra samples (a full gate here filled all of it and ran out of budget).
+RAISE_SHARE = 0.75
+
 SideRunner = Callable[[GateSettings, str, Path, Sequence[str]], SideRun]
 """(settings, side, round directory, --bench regexes) -> that side's run."""
 
@@ -217,7 +221,8 @@ class Measurer:
     def round_slack(self, keys: Sequence[CaseKey], log: RoundLog) -> float:
         """Seconds each round up to ``min_samples`` may take beyond what ``keys`` cost now
         and asv's own seconds (the first round's per asv run, for two sides and up to three
-        attribute groups), for the budget left to last."""
+        attribute groups), for :data:`RAISE_SHARE` of the budget left to last: the rest is
+        margin, as a round left short of ``min_samples`` makes the run exit 3."""
         assert self.deadline is not None
         left = self.settings.config.min_samples - len(log.rounds)
         if left <= 0:
@@ -227,7 +232,7 @@ class Measurer:
             last = self.round_times[-1]
             overhead = last.overhead_s / max(1, last.asv_runs) * 6
         per_round = sum(self.costs.get(k, 0.0) for k in keys) + overhead
-        return (self.deadline - time.monotonic()) / left - per_round
+        return RAISE_SHARE * (self.deadline - time.monotonic()) / left - per_round
 
     def _bench(self, keys: Sequence[CaseKey] | None) -> list[str]:
         if keys is None:
