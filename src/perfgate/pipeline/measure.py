@@ -209,7 +209,7 @@ class Measurer:
         for them (`plan.budgeted_attributes`)."""
         first_round = log.rounds[0]
         config = self.settings.config
-        first = {}
+        first: dict[CaseKey, Sequence[float]] = {}
         for key in keys:
             samples = first_round.head.get(key) or first_round.base.get(key)
             if samples:

@@ -86,7 +86,7 @@ def test_plan_without_an_earlier_run_uses_documented_defaults(
     repo = make_repo(tmp_path, CONFIG)
     doc = _plan(repo, capsys, "--json")
     assert doc["basis"].startswith("documented defaults per family")
-    assert {c["cost_s"] for c in doc["cases"]} == {8.0, 20.0}
+    assert {c["cost_s"] for c in doc["cases"]} == {2.5, 40.0}
 
 
 def test_plan_lists_the_cases_this_run_would_measure_not_the_last_runs(
@@ -105,7 +105,7 @@ def test_plan_lists_the_cases_this_run_would_measure_not_the_last_runs(
     assert cases == {
         "hot_slice.H.time_x(n=1)": 4.0,
         "hot_slice.H.time_x(n=2)": 4.0,
-        "hot_slice.H.time_x(n=3)": 8.0,
+        "hot_slice.H.time_x(n=3)": 2.5,
     }
     assert "defaults per family for 1 case(s) it lacks" in doc["basis"]
 

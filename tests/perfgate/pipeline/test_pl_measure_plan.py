@@ -114,6 +114,17 @@ def test_the_planner_sets_asv_repeat_for_noisy_cases(tmp_path: Path) -> None:
     assert all(len(b) == 1 for b in sides.benches[2:])  # only the blocking case
 
 
+def test_no_more_samples_when_the_budget_cannot_pay_for_them(tmp_path: Path) -> None:
+    """The same noisy case with a budget that only just fits min_samples rounds: its later
+    rounds keep the suite's samples (the raise would have left the run short)."""
+    sides = Sides(hot_s=100.0, spread=0.1)  # the blocking case: 200 s a round, both sides
+    m = _measurer(tmp_path, sides, budget_s=500.0)  # 3/4 of 500 s for 2 rounds < 2 x 200 s
+    main, _, exhausted = measure.run_main_phase(m, {}, print)
+    assert len(main.rounds) == 3 and not exhausted
+    assert sides.attributes[2:] == [{"rounds": "1"}] * 4
+    assert m.round_slack([HOT], main) == 0.0  # min_samples reached: nothing left to plan
+
+
 def test_cases_with_different_attributes_run_in_separate_asv_runs(tmp_path: Path) -> None:
     """Two attribute sets: two asv runs per side, results merged into one round."""
     sides = Sides()

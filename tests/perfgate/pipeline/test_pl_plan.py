@@ -21,8 +21,8 @@ CFG = GateConfig(blocking=(r"^hot_slice\.",), min_samples=6, detect_margin=0.02)
 
 def test_default_costs_per_family() -> None:
     """Documented defaults when no run has measured a case; unknown families fall back."""
-    assert plan.default_cost(COMPILE.benchmark) == 20.0
-    assert plan.default_cost(HOT.benchmark) == 8.0
+    assert plan.default_cost(COMPILE.benchmark) == 40.0
+    assert plan.default_cost(HOT.benchmark) == 2.5
     assert plan.default_cost("other.x") == plan.FALLBACK_COST_S
 
 
