@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -149,7 +149,3 @@ def read_timeline(folder: str | os.PathLike[str]) -> Timeline | None:
         return None
     return parse_timeline(load_json(path), str(path))
 
-
-def phase_rounds(t: Timeline, phase: str) -> Sequence[RoundTime]:
-    """The rounds of ``phase`` in order."""
-    return sorted((r for r in t.rounds if r.phase == phase), key=lambda r: r.index)
