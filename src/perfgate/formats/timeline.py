@@ -148,4 +148,3 @@ def read_timeline(folder: str | os.PathLike[str]) -> Timeline | None:
     if not path.is_file():
         return None
     return parse_timeline(load_json(path), str(path))
-
