@@ -16,7 +16,7 @@ from perfgate.errors import UserError
 from perfgate.formats.benchmarks_json import Suite, case_names, read_benchmarks
 from perfgate.model import CaseKey, natural_key
 from perfgate.pipeline.context import GateSettings
-from perfgate.pipeline.measure import run_side_asv
+from perfgate.pipeline.side_run import run_side_asv
 
 #: asv's ``--bench`` value that discovers the suites and saves benchmarks.json only.
 JUST_DISCOVER = "just-discover"

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from perfgate import asv_runner, machine
 from perfgate.pipeline.discover import Discoverer, asv_discover
-from perfgate.pipeline.measure import SideRunner, asv_side
+from perfgate.pipeline.side_run import SideRunner, asv_side
 
 
 @dataclass(frozen=True)

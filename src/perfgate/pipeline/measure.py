@@ -1,131 +1,38 @@
 """The measure stage: interleaved asv rounds of base and head, checkpoints, extra rounds for
 undecided cases while the budget lasts, and the confirmation re-run of flagged cases.
 
-Each side of each round is its own asv process (`asv_side`), results in a round-private
-folder. After every round a checkpoint sample file is written; what to run next is asked of
-the pure sampling stage. Nothing here decides a verdict. Every failure to gather data
-raises `GateError` (a `UserError`: exit 3, fail closed).
+Each side of each round is its own asv process (`perfgate.pipeline.side_run`), results
+in a round-private folder. After every round a checkpoint sample file is written; what to
+run next is asked of the pure sampling stage. Nothing here decides a verdict. Every failure
+to gather data raises `GateError` (a `UserError`: exit 3, fail closed).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from perfgate import asv_runner
 from perfgate.config import GateConfig
-from perfgate.errors import ResultFileError, UserError
-from perfgate.formats import asv_conf, asv_results, samples
-from perfgate.formats.benchmarks_json import (
-    Suite,
-    benchmark_units,
-    case_names,
-    read_benchmarks,
-)
+from perfgate.formats import samples
+from perfgate.formats.benchmarks_json import benchmark_units, case_names
 from perfgate.formats.timeline import RoundTime
 from perfgate.model import CaseKey, Measured, Measurement, Round, Samples
 from perfgate.pipeline import plan, rounds, sampling
 from perfgate.pipeline.context import GateSettings
 from perfgate.pipeline.rounds import RoundLog
-from perfgate.process import ProcessOutcome
-
-
-class GateError(UserError):
-    """The gate could not gather the data it needs (asv, git, parity could not run): exit 3."""
-
-
-@dataclass(frozen=True)
-class SideRun:
-    """One side of one round: the samples of the cases that ran (failed -> None), and the
-    suite description they were read with (``benchmarks.json``)."""
-
-    samples: Mapping[CaseKey, Samples]
-    suite: Suite
-    #: asv's per-benchmark durations of this run (seconds; empty when unknown)
-    durations: Mapping[str, float] = field(default_factory=dict)
-
+from perfgate.pipeline.side_run import GateError, SideRun, SideRunner, asv_side
 
 #: Share of the budget left after the first round that the rounds up to ``min_samples``
 #: may fill with extra samples (a full gate here filled all of it and ran out of budget).
 RAISE_SHARE = 0.75
-
-SideRunner = Callable[[GateSettings, str, Path, Sequence[str]], SideRun]
-"""(settings, side, round directory, --bench regexes) -> that side's run."""
-
-
-def asv_side(settings: GateSettings, side: str, round_dir: Path, bench: Sequence[str]) -> SideRun:
-    """Run asv for ``side`` into ``round_dir`` and read what it measured."""
-    sha, outcome = run_side_asv(settings, side, round_dir, bench, settings.attributes)
-    if outcome.timed_out:
-        raise GateError(f"asv for {side} {sha[:12]} timed out after {settings.asv_timeout_s}s")
-    return read_side(round_dir, settings.machine, sha, outcome)
-
-
-def run_side_asv(
-    settings: GateSettings,
-    side: str,
-    folder: Path,
-    bench: Sequence[str],
-    attributes: Mapping[str, str] | None = None,
-) -> tuple[str, ProcessOutcome]:
-    """One asv run of ``side`` (its export, the run's machine, pinning prefix, environment,
-    kernel cache and time-out) into ``folder``, asv's output tail saved beside its results;
-    (the side's commit, asv's outcome). Measuring rounds and suite discovery both use it."""
-    sha = settings.base if side == "base" else settings.head
-    source = settings.base_source if side == "base" else settings.head_source
-    config = asv_conf.write_round_config(
-        settings.asv_conf, folder, settings.benchmark_dir, settings.repo
-    )
-    inv = asv_runner.AsvInvocation(
-        config=config,
-        sha=sha,
-        source=source,
-        machine=settings.machine,
-        bench=tuple(bench),
-        attributes=dict(attributes or {}),
-        prefix=settings.prefix,
-        env={**settings.kernel_cache, **settings.env},
-        timeout_s=settings.asv_timeout_s,
-    )
-    outcome = asv_runner.run_asv(inv, os.environ)
-    (folder / "asv-output.txt").write_text(outcome.tail)
-    return sha, outcome
-
-
-def read_side(round_dir: Path, machine_name: str, sha: str, outcome: ProcessOutcome) -> SideRun:
-    """What asv wrote for ``sha`` in ``round_dir`` (failed cases -> None).
-
-    asv exits 2 when a benchmark failed: that is data (a FAILED case), not an error. No
-    result file, or a corrupt one, is an error naming the file and asv's last output.
-    """
-    try:
-        suite = read_benchmarks(round_dir)
-        files = list(asv_results.iter_result_files(round_dir, machine_name))
-    except UserError as exc:
-        raise GateError(
-            f"asv produced no usable results (exit {outcome.returncode}): {exc}\n"
-            f"asv output (tail):\n{outcome.tail[-2000:]}"
-        ) from None
-    if len(files) != 1:
-        raise GateError(
-            f"asv (exit {outcome.returncode}) left {len(files)} result files in {round_dir}; "
-            f"expected 1. asv output (tail):\n{outcome.tail[-2000:]}"
-        )
-    result = asv_results.read_result_file(files[0].path, suite)
-    if not asv_results.same_commit(result.commit_hash, sha):
-        raise ResultFileError(files[0].path, f"commit_hash {result.commit_hash} is not {sha}")
-    out: dict[CaseKey, Samples] = {}
-    for key, case in result.cases.items():
-        if case.state is asv_results.CaseState.FAILED:
-            out[key] = None
-        elif case.state is asv_results.CaseState.OK:
-            out[key] = case.samples or ((case.value,) if case.value else None)
-    return SideRun(out, suite, dict(result.durations))
+#: Rounds of the suspected regressions that an extra round of every undecided case must
+#: leave room for (`Measurer.extra_round`): about what a 10% step needs to clear the
+#: Benjamini-Hochberg correction of a full grid at this machine's per-round scatter.
+SUSPECT_ROUNDS = 6
 
 
 @dataclass
@@ -262,16 +169,43 @@ class Measurer:
         """Seconds since measurement started."""
         return time.monotonic() - self.started
 
-    def can_afford(self, log: RoundLog, keys: Sequence[CaseKey]) -> bool:
-        """True when another round of ``keys`` should fit in the remaining budget (each
-        case at the cost it took last time; a case never measured at the mean cost)."""
-        if not log.rounds:
-            return True
+    def round_seconds(self, keys: Sequence[CaseKey]) -> float:
+        """Expected seconds of a round of ``keys``: each case at the cost it took last time
+        (a case never measured at the mean cost), plus asv's own seconds per asv run (the
+        last round's) for each side of each attribute group."""
         known = list(self.costs.values())
         mean = sum(known) / len(known) if known else 0.0
         seconds = sum(self.costs.get(k, mean) for k in keys)
+        if self.round_times and keys:
+            last = self.round_times[-1]
+            groups = {tuple(sorted(self.case_attributes.get(k, {}).items())) for k in keys}
+            seconds += last.overhead_s / max(1, last.asv_runs) * 2 * len(groups)
+        return seconds
+
+    def can_afford(self, log: RoundLog, keys: Sequence[CaseKey], reserve: float = 0.0) -> bool:
+        """True when another round of ``keys`` should fit in the remaining budget and still
+        leave ``reserve`` seconds of it (see :meth:`round_seconds`)."""
+        if not log.rounds:
+            return True
         assert self.deadline is not None
-        return time.monotonic() + seconds <= self.deadline
+        return time.monotonic() + self.round_seconds(keys) + reserve <= self.deadline
+
+    def extra_round(self, log: RoundLog, todo: sampling.ExtraRound) -> tuple[CaseKey, ...]:
+        """The cases the next extra round runs (empty: the budget cannot pay for one).
+
+        Every case more rounds could settle while that leaves :data:`SUSPECT_ROUNDS` rounds
+        of the suspected regressions; then only the suspects, as many of them (most evident
+        first) as the budget can pay for. A stable regression is the one outcome that
+        blocks, so the budget's last rounds go where one is taking shape, not to the cases
+        whose estimate is no slowdown.
+        """
+        reserve = SUSPECT_ROUNDS * self.round_seconds(todo.suspects) if todo.suspects else 0.0
+        if self.can_afford(log, todo.cases, reserve):
+            return todo.cases
+        for size in range(len(todo.suspects), 0, -1):
+            if self.can_afford(log, todo.suspects[:size]):
+                return todo.suspects[:size]
+        return ()
 
 
 def round_costs(rnd: Round, runs: Sequence[SideRun]) -> dict[CaseKey, float]:
@@ -328,15 +262,17 @@ def run_main_phase(m: Measurer, floors: Floors, log: Log) -> tuple[RoundLog, int
     extra = 0
     while len(main.rounds) < cfg.max_rounds:
         todo = sampling.next_extra_cases(main, cfg, floors)
-        if not todo:
+        if not todo.cases:
             break
-        if not m.can_afford(main, todo):
+        chosen = m.extra_round(main, todo)
+        if not chosen:
             exhausted = True
-            log(f"budget reached with {len(todo)} undecided case(s)")
+            log(f"budget reached with {len(todo.cases)} undecided case(s)")
             break
-        m.run_round(main, todo)
+        m.run_round(main, chosen)
         extra += 1
-        log(f"extra round for {len(todo)} undecided case(s) ({m.elapsed():.0f}s)")
+        which = "undecided" if chosen == todo.cases else "suspected slower"
+        log(f"extra round for {len(chosen)} {which} case(s) ({m.elapsed():.0f}s)")
     return main, extra, exhausted
 
 

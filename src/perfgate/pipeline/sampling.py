@@ -154,10 +154,41 @@ def short_sighted(rows: Iterable[CaseComparison], config: GateConfig) -> list[Ca
     return out
 
 
-def next_extra_cases(log: RoundLog, config: GateConfig, floors: Floors) -> list[CaseKey]:
+def suspects(rows: Iterable[CaseComparison]) -> list[CaseKey]:
+    """Undecided blocking rows whose estimate is already a slowdown beyond their threshold,
+    most evident (smallest p) first.
+
+    Only these can still become a stable regression, the one outcome that blocks a merge;
+    a run that cannot afford a round of every undecided case spends its last rounds on them
+    rather than stop (`perfgate.pipeline.measure.Measurer.extra_round`).
+    """
+    leaning = [
+        r
+        for r in rows
+        if r.blocking
+        and r.verdict is CaseVerdict.INCONCLUSIVE
+        and r.ratio is not None
+        and r.ratio > 1.0 + r.threshold
+    ]
+    leaning.sort(key=lambda r: (r.p if r.p is not None else 1.0, natural_key(r.key)))
+    return [r.key for r in leaning]
+
+
+@dataclass(frozen=True)
+class ExtraRound:
+    """What an extra main round may run: every case more rounds could settle, and the cases
+    behind the suspected regressions among them (most evident first; a prefix of them is
+    the round the budget can still pay for when the whole is too dear)."""
+
+    cases: tuple[CaseKey, ...]
+    suspects: tuple[CaseKey, ...]
+
+
+def next_extra_cases(log: RoundLog, config: GateConfig, floors: Floors) -> ExtraRound:
     """The cases an extra main round should run: undecided rows, blind spots more rounds can
     cure (an efficiency row as the two time cases behind it), then undecided variant rows'
-    head cases not already among them (empty: nothing more rounds could settle)."""
+    head cases not already among them (empty: nothing more rounds could settle); and the
+    cases behind the suspected regressions (:func:`suspects`), in their order."""
     rows = _interim(log, config, floors)
     keys = undecided(rows, config)
     keys += [k for k in short_sighted(rows, config) if k not in set(keys)]
@@ -165,7 +196,11 @@ def next_extra_cases(log: RoundLog, config: GateConfig, floors: Floors) -> list[
     variants, head_m = _interim_variants(log, config, floors)
     known = set(todo)
     cases = undecided_variant_cases(variants, head_m, replace(config, confirm=False))
-    return todo + [k for k in dict.fromkeys(cases) if k not in known]
+    todo += [k for k in dict.fromkeys(cases) if k not in known]
+    behind: list[CaseKey] = []
+    for key in suspects(rows):
+        behind += [k for k in _as_cases([key], log, config) if k not in behind]
+    return ExtraRound(tuple(todo), tuple(behind))
 
 
 @dataclass(frozen=True)

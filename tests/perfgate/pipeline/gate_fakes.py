@@ -22,7 +22,7 @@ from perfgate.model import CaseKey
 from perfgate.pipeline.context import GateSettings
 from perfgate.pipeline.discover import asv_discover
 from perfgate.pipeline.hooks import Hooks
-from perfgate.pipeline.measure import SideRun
+from perfgate.pipeline.side_run import SideRun
 
 BENCH = "suite.Kernel.time_run"
 CASES = {

@@ -16,7 +16,7 @@ from perfgate.formats.samples import read_samples
 from perfgate.formats.timeline import read_timeline
 from perfgate.pipeline import gate
 from perfgate.pipeline.context import GateOptions
-from perfgate.pipeline.measure import read_side
+from perfgate.pipeline.side_run import read_side
 from perfgate.process import ProcessOutcome
 
 pytestmark = pytest.mark.subprocess

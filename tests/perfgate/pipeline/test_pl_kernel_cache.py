@@ -12,7 +12,7 @@ from perfgate import asv_runner
 from perfgate.config import GateConfig
 from perfgate.errors import RunnerError
 from perfgate.model import ParityStatus
-from perfgate.pipeline import measure, parity
+from perfgate.pipeline import parity, side_run
 from perfgate.pipeline.context import (
     KERNEL_CACHE_DIR,
     TOOLS_CACHE_DIR,
@@ -20,7 +20,7 @@ from perfgate.pipeline.context import (
     kernel_cache_env,
     tools_cache_env,
 )
-from perfgate.pipeline.measure import GateError
+from perfgate.pipeline.side_run import GateError
 from perfgate.process import ProcessOutcome
 
 
@@ -107,11 +107,11 @@ def test_both_sides_asv_run_with_the_runs_cache_folder(
         return ProcessOutcome(returncode=0, tail="", timed_out=True)
 
     monkeypatch.setattr(asv_runner, "run_asv", fake_asv)
-    monkeypatch.setattr(measure.asv_conf, "write_round_config", lambda *a: tmp_path / "c.json")
+    monkeypatch.setattr(side_run.asv_conf, "write_round_config", lambda *a: tmp_path / "c.json")
     settings = _settings(tmp_path, {"NUMBA_CACHE_DIR": "/shared"})
     for side in ("base", "head"):
         (tmp_path / side).mkdir()
         with pytest.raises(GateError, match="timed out"):
-            measure.asv_side(settings, side, tmp_path / side, ())
+            side_run.asv_side(settings, side, tmp_path / side, ())
     assert [inv.env["NUMBA_CACHE_DIR"] for inv in invocations] == ["/shared", "/shared"]
     assert all(inv.env["NUMBA_NUM_THREADS"] == "2" for inv in invocations)

@@ -13,7 +13,7 @@ from gate_fakes import CASES, FakeSides, hooks, make_repo
 from perfgate.config import GateConfig
 from perfgate.formats.benchmarks_json import parse_benchmarks
 from perfgate.model import CaseKey, Round
-from perfgate.pipeline import gate, measure
+from perfgate.pipeline import gate, measure, sampling, side_run
 from perfgate.pipeline.context import GateOptions, GateSettings
 
 HOT = CaseKey("hot.T.time_run")
@@ -36,13 +36,13 @@ class Sides:
 
     def __call__(
         self, _s: GateSettings, _side: str, _dir: Path, bench: Sequence[str]
-    ) -> measure.SideRun:
+    ) -> side_run.SideRun:
         self.benches.append(tuple(bench))
         self.attributes.append(dict(_s.attributes))
         keys = [k for k in (HOT, COMPILE) if any(re.search(b, k.benchmark) for b in bench)]
         out = {k: (1e-3, 1e-3 * (1 + self.spread), 1e-3 * (1 - self.spread)) for k in keys}
         durations = {k.benchmark: self.hot_s if k == HOT else 50.0 for k in keys}
-        return measure.SideRun(out, parse_benchmarks(SUITE), durations)
+        return side_run.SideRun(out, parse_benchmarks(SUITE), durations)
 
 
 def _measurer(tmp_path: Path, sides: Sides, budget_s: float = 3600.0) -> measure.Measurer:
@@ -137,3 +137,39 @@ def test_cases_with_different_attributes_run_in_separate_asv_runs(tmp_path: Path
     assert len(sides.benches) == 2 + 4
     assert {"rounds": "1", "repeat": "(10, 10, 10)"} in sides.attributes[2:]
     assert {"rounds": "1"} in sides.attributes[2:]
+
+
+OTHER = CaseKey("hot.T.time_other")
+
+
+def _extra_measurer(tmp_path: Path, left_s: float) -> tuple[measure.Measurer, measure.RoundLog]:
+    """A measurer after one (instant) round with ``left_s`` of budget left; HOT costs 10 s a
+    round, OTHER 100 s."""
+    m = _measurer(tmp_path, Sides())
+    log = measure.RoundLog("main")
+    log.rounds.append(Round(0, "main", ("base", "head"), {}, {}, 0.0))
+    m.costs = {HOT: 10.0, OTHER: 100.0}
+    m.deadline = measure.time.monotonic() + left_s
+    return m, log
+
+
+def test_an_extra_round_runs_every_undecided_case_while_the_suspects_keep_their_rounds(
+    tmp_path: Path,
+) -> None:
+    """The whole round fits and leaves SUSPECT_ROUNDS rounds of the suspect: all of it."""
+    m, log = _extra_measurer(tmp_path, 110.0 + 10.0 * measure.SUSPECT_ROUNDS + 5.0)
+    todo = sampling.ExtraRound((HOT, OTHER), (HOT,))
+    assert m.extra_round(log, todo) == (HOT, OTHER)
+
+
+def test_the_budgets_last_rounds_go_to_the_suspected_regressions(tmp_path: Path) -> None:
+    """Not enough left for everything and the suspect's reserve: the suspect alone; of
+    several, the most evident ones that fit; nothing when not even one fits; without
+    suspects the whole round (no reserve to keep)."""
+    m, log = _extra_measurer(tmp_path, 110.0 + 10.0 * measure.SUSPECT_ROUNDS - 5.0)
+    assert m.extra_round(log, sampling.ExtraRound((HOT, OTHER), (HOT,))) == (HOT,)
+    assert m.extra_round(log, sampling.ExtraRound((HOT, OTHER), ())) == (HOT, OTHER)
+    m.deadline = measure.time.monotonic() + 105.0
+    assert m.extra_round(log, sampling.ExtraRound((HOT, OTHER), (OTHER, HOT))) == (OTHER,)
+    m.deadline = measure.time.monotonic() + 5.0
+    assert m.extra_round(log, sampling.ExtraRound((HOT, OTHER), (HOT,))) == ()

@@ -20,8 +20,8 @@ from perfgate.formats.shard_manifest import read_manifest
 from perfgate.model import CaseComparison, CaseKey, Reason
 from perfgate.pipeline import gate, merge, shard
 from perfgate.pipeline.context import GateOptions, GateSettings
-from perfgate.pipeline.measure import SideRun
 from perfgate.pipeline.partition import ShardSpec
+from perfgate.pipeline.side_run import SideRun
 from perfgate.verdict import CaseVerdict
 
 pytestmark = pytest.mark.subprocess

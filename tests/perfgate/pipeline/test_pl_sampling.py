@@ -128,3 +128,18 @@ def test_efficiency_flags_rerun_both_time_cases_behind_them() -> None:
     assert set(targets.cases) == {one, two}
     (flag,) = targets.rows
     assert flag.benchmark == "h.time_x.parallel_efficiency" and flag.param("threads") == "2"
+
+
+def test_suspects_are_undecided_rows_whose_estimate_is_a_slowdown_most_evident_first() -> None:
+    """Blocking INCONCLUSIVE rows with a ratio beyond their threshold, by p; no other row."""
+    C = CaseKey("s.t", (("path", "assembled"), ("n", "8")))
+    D = CaseKey("s.t", (("path", "assembled"), ("n", "16")))
+    rows = [
+        CaseComparison(A, CaseVerdict.INCONCLUSIVE, 0.03, True, ratio=1.10, p=0.02),
+        CaseComparison(B, CaseVerdict.INCONCLUSIVE, 0.03, True, ratio=1.20, p=0.01),
+        CaseComparison(C, CaseVerdict.INCONCLUSIVE, 0.03, True, ratio=1.02, p=0.001),
+        CaseComparison(D, CaseVerdict.INCONCLUSIVE, 0.03, False, ratio=1.30, p=0.001),
+        CaseComparison(D, CaseVerdict.REGRESSED, 0.03, True, ratio=1.30, p=0.001),
+        CaseComparison(D, CaseVerdict.INCONCLUSIVE, 0.03, True),  # too few samples
+    ]
+    assert sampling.suspects(rows) == [B, A]
