@@ -30,8 +30,9 @@ from perfgate.pipeline.side_run import GateError, SideRun, SideRunner, asv_side
 #: may fill with extra samples (a full gate here filled all of it and ran out of budget).
 RAISE_SHARE = 0.75
 #: Rounds of the suspected regressions that an extra round of every undecided case must
-#: leave room for (`Measurer.extra_round`): about what a 10% step needs to clear the
-#: Benjamini-Hochberg correction of a full grid at this machine's per-round scatter.
+#: leave room for (`Measurer.extra_round`). The full grid's 84 blocking cases need a p near
+#: 1e-3 under Benjamini-Hochberg, which 6-7 paired rounds cannot give (signed-rank p >=
+#: 2/2^n); in the full-gate trials here the 8% steps were called after 6 to 9 such rounds.
 SUSPECT_ROUNDS = 6
 
 
