@@ -32,7 +32,7 @@ RAISE_SHARE = 0.75
 #: Rounds of the suspected regressions that an extra round of every undecided case must
 #: leave room for (`Measurer.extra_round`). The full grid's 84 blocking cases need a p near
 #: 1e-3 under Benjamini-Hochberg, which 6-7 paired rounds cannot give (signed-rank p >=
-#: 2/2^n); in the full-gate trials here the 8% steps were called after 6 to 9 such rounds.
+#: 2/2^n); in the full-gate trials here the 8% steps were called after 5 and 8 such rounds.
 SUSPECT_ROUNDS = 6
 
 
