@@ -1,13 +1,20 @@
-"""Loading a JSON file with errors that name it (shared by every JSON format reader)."""
+"""Loading a JSON file with errors that name it (shared by every JSON format reader), and
+the UTC time stamp the documents perfgate writes carry as ``created_at``."""
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 from pathlib import Path
 from typing import Any
 
 from perfgate.atomic import is_partial_name
 from perfgate.errors import ResultFileError
+
+
+def utc_stamp() -> str:
+    """Now in UTC, ISO 8601 to the second (the ``created_at`` of a written document)."""
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
 def load_json(path: Path) -> Any:

@@ -7,7 +7,6 @@ and printed, written and posted without the secrets of the environment.
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import shlex
 import time
@@ -19,6 +18,7 @@ from perfgate.atomic import check_output_dir
 from perfgate.config import GateConfig
 from perfgate.errors import RunnerError, UserError
 from perfgate.formats import report_files, timeline
+from perfgate.formats.jsonfile import utc_stamp
 from perfgate.model import (
     EnvironmentCheck,
     Finding,
@@ -167,7 +167,7 @@ def _write_timeline(
 ) -> None:
     """Record where the run's minutes went (``--plan`` of a later run reads it)."""
     command, parity_s = parity_time
-    stamp = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    stamp = utc_stamp()
     record = timeline.Timeline(
         command, parity_s, max(0.0, setup_s), tuple(measurer.round_times), stamp
     )

@@ -9,7 +9,6 @@ to gather data raises `GateError` (a `UserError`: exit 3, fail closed).
 
 from __future__ import annotations
 
-import datetime as _dt
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -19,6 +18,7 @@ from typing import Any
 from perfgate.config import GateConfig
 from perfgate.formats import samples
 from perfgate.formats.benchmarks_json import benchmark_units, case_names
+from perfgate.formats.jsonfile import utc_stamp
 from perfgate.formats.timeline import RoundTime
 from perfgate.model import CaseKey, Measured, Measurement, Round, Samples
 from perfgate.pipeline import plan, rounds, sampling
@@ -153,7 +153,7 @@ class Measurer:
     def _checkpoint(self, log: RoundLog, complete: bool) -> Path:
         s = self.settings
         doc = samples.samples_document(
-            log.rounds, s.base, s.head, self.fingerprint, _now(), complete
+            log.rounds, s.base, s.head, self.fingerprint, utc_stamp(), complete
         )
         name = (
             f"{log.phase}-samples.json"
@@ -228,10 +228,6 @@ def _pick(
     samples: Mapping[CaseKey, Samples], wanted: set[CaseKey] | None
 ) -> dict[CaseKey, Samples]:
     return {k: v for k, v in samples.items() if wanted is None or k in wanted}
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
 Floors = Mapping[CaseKey, float]

@@ -32,7 +32,6 @@ on any error (nothing is written then, so the merge refuses the missing shard).
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import socket
 import traceback
@@ -44,6 +43,7 @@ from perfgate import containment, machine
 from perfgate.atomic import check_output_dir
 from perfgate.errors import RunnerError, UserError
 from perfgate.formats import samples, shard_manifest
+from perfgate.formats.jsonfile import utc_stamp
 from perfgate.formats.shard_manifest import MANIFEST, ShardManifest
 from perfgate.model import CaseKey, ParityResult, ParityStatus, natural_key
 from perfgate.pipeline import context, decide, measure, parity, partition, plan, preview
@@ -127,7 +127,7 @@ def _measure_shard(
         shard=spec.index, of=spec.count, plan_digest="", base=s.base, head=s.head,
         runner=runner_name(), machine=s.machine, config_source=s.config.source,
         fingerprint_start=fp_start, fingerprint_end=fp_start, planned=(), cases=(),
-        parity=parity_result, created_at=_now(),
+        parity=parity_result, created_at=utc_stamp(),
     )  # fmt: skip
     opts.report_dir.mkdir(parents=True, exist_ok=True)
     if parity_result.status is not ParityStatus.PASSED:
@@ -175,7 +175,7 @@ def _measure(
         if log is None:
             continue
         doc = samples.samples_document(
-            log.rounds, s.base, s.head, manifest.fingerprint_start, _now(), True
+            log.rounds, s.base, s.head, manifest.fingerprint_start, utc_stamp(), True
         )
         samples.write_samples_atomic(folder / SAMPLE_FILES[log.phase], doc)
         written.append(SAMPLE_FILES[log.phase])
@@ -189,7 +189,3 @@ def _measure(
         extra_rounds=logs.extra_rounds,
         budget_exhausted=logs.budget_exhausted,
     )
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
