@@ -106,9 +106,19 @@ class Measurer:
             return [({}, self._bench(None))]
         by_attrs: dict[tuple[tuple[str, str], ...], list[CaseKey]] = {}
         for key in keys:
-            attrs = tuple(sorted(self.case_attributes.get(key, {}).items()))
-            by_attrs.setdefault(attrs, []).append(key)
+            by_attrs.setdefault(self._attribute_group(key), []).append(key)
         return [(dict(a), self._bench(ks)) for a, ks in sorted(by_attrs.items())]
+
+    def _attribute_group(self, key: CaseKey) -> tuple[tuple[str, str], ...]:
+        """The asv run ``key`` goes into: the attribute overrides chosen for it, sorted."""
+        return tuple(sorted(self.case_attributes.get(key, {}).items()))
+
+    def _asv_run_seconds(self) -> float:
+        """asv's own seconds per asv run (outside its cases), as in the last round."""
+        if not self.round_times:
+            return 0.0
+        last = self.round_times[-1]
+        return last.overhead_s / max(1, last.asv_runs)
 
     def plan_attributes(self, log: RoundLog, keys: Sequence[CaseKey]) -> None:
         """Choose asv attributes for ``keys`` from their samples in the first round of ``log``
@@ -135,11 +145,7 @@ class Measurer:
         left = self.settings.config.min_samples - len(log.rounds)
         if left <= 0:
             return 0.0
-        overhead = 0.0
-        if self.round_times:
-            last = self.round_times[-1]
-            overhead = last.overhead_s / max(1, last.asv_runs) * 6
-        per_round = sum(self.costs.get(k, 0.0) for k in keys) + overhead
+        per_round = sum(self.costs.get(k, 0.0) for k in keys) + self._asv_run_seconds() * 6
         return RAISE_SHARE * (self.deadline - time.monotonic()) / left - per_round
 
     def _bench(self, keys: Sequence[CaseKey] | None) -> list[str]:
@@ -177,11 +183,8 @@ class Measurer:
         known = list(self.costs.values())
         mean = sum(known) / len(known) if known else 0.0
         seconds = sum(self.costs.get(k, mean) for k in keys)
-        if self.round_times and keys:
-            last = self.round_times[-1]
-            groups = {tuple(sorted(self.case_attributes.get(k, {}).items())) for k in keys}
-            seconds += last.overhead_s / max(1, last.asv_runs) * 2 * len(groups)
-        return seconds
+        groups = {self._attribute_group(k) for k in keys}
+        return seconds + self._asv_run_seconds() * 2 * len(groups)
 
     def can_afford(self, log: RoundLog, keys: Sequence[CaseKey], reserve: float = 0.0) -> bool:
         """True when another round of ``keys`` should fit in the remaining budget and still
