@@ -15,10 +15,11 @@ export PYTHONDONTWRITEBYTECODE := 1
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
-$(STAMP): pyproject.toml
+# the two distributions (editable) and the workspace's dev tools (pyproject.toml, group dev)
+$(STAMP): pyproject.toml perfgate/pyproject.toml termplan/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[gate,sim,dev]'
+	$(PY) -m pip install --quiet -e ./perfgate -e './termplan[sim]' --group dev
 	touch $@
 
 venv: $(STAMP)  ## create .venv with every extra installed
@@ -31,7 +32,7 @@ format: $(STAMP)  ## apply ruff formatting and safe fixes
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-type: $(STAMP)  ## mypy over src/
+type: $(STAMP)  ## mypy over perfgate/src and termplan/src
 	$(VENV)/bin/mypy
 
 # pytest-xdist workers (one per CPU); a numba kernel family stays on one worker (conftest.py).

@@ -40,7 +40,7 @@ import sys
 import time
 from pathlib import Path
 
-SLOW_FILE = Path("src/termplan/tasks/g1_walk/handwritten.py")
+SLOW_FILE = Path("termplan/src/termplan/tasks/g1_walk/handwritten.py")
 KERNEL_CALL = "g1_walk_kernel("  # the call's first and last lines, at any indentation
 CALL_END = ")  # fmt: skip"
 SLOWED_CASE = ("task=g1_walk", "path=handwritten", "profile=sac_default")

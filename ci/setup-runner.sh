@@ -2,8 +2,8 @@
 # Host side of benchmark pinning for a self-hosted `perf-pinned` GitHub Actions runner.
 #
 # perfgate itself applies and records the per-process side (CPU affinity, numactl memory
-# binding, NUMBA_* / OMP_* / BLAS thread environment: src/perfgate/pinning.py) and refuses
-# to compare runs whose fingerprints differ (src/perfgate/machine.py). This script prepares
+# binding, NUMBA_* / OMP_* / BLAS thread environment: perfgate/src/perfgate/pinning.py) and refuses
+# to compare runs whose fingerprints differ (perfgate/src/perfgate/machine.py). This script prepares
 # and checks the host so that those fingerprints are stable:
 #
 #   check   (default) print the current state; exit 1 if anything is not as wanted

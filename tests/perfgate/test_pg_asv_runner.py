@@ -23,10 +23,23 @@ def test_asv_command_and_env(tmp_path: Path) -> None:
     assert cmd[:3] == ["taskset", "-c", "1"]
     for token in ("--python=same", "--record-samples", "a" * 40, "time_hot", "repeat=5"):
         assert token in cmd
+    (tmp_path / "src-export" / "src").mkdir(parents=True)
     env = asv_environment(inv, {"PYTHONPATH": "/x"})
     assert env["PYTHONPATH"].split(":") == [str(tmp_path / "src-export" / "src"), "/x"]
     assert env["NUMBA_NUM_THREADS"] == "2"
     assert "--append-samples" not in cmd
+
+
+def test_asv_environment_import_roots(tmp_path: Path) -> None:
+    """A flat project is imported from its export's root; configured roots come first, in
+    their order, and replace the default."""
+    inv = AsvInvocation(tmp_path / "asv.conf.json", "a" * 40, tmp_path / "flat", "m1")
+    assert asv_environment(inv, {})["PYTHONPATH"] == str(tmp_path / "flat")
+    roots = (tmp_path / "flat" / "a" / "src", tmp_path / "flat" / "b")
+    inv = AsvInvocation(tmp_path / "c.json", "a" * 40, tmp_path / "flat", "m1", import_roots=roots)
+    env = asv_environment(inv, {"PYTHONPATH": "/x"})
+    assert env["PYTHONPATH"].split(":") == [*(str(r) for r in roots), "/x"]
+    assert env["ASV_PYTHONPATH"] == env["PYTHONPATH"]
 
 
 def test_asv_command_appends_samples_when_asked(tmp_path: Path) -> None:

@@ -71,6 +71,10 @@ def test_defaults_are_conservative() -> None:
         ({"parity_command": [""]}, "parity_command: expected a command"),
         ({"quick_parity_command": []}, "quick_parity_command: expected a command"),
         ({"variant_absolute": "pass"}, "tool.perfgate.variant_absolute: expected one of"),
+        ({"python_path": "src"}, "python_path: expected a list of strings"),
+        ({"python_path": []}, "python_path: expected at least one folder"),
+        ({"python_path": ["../other"]}, r"python_path\[0\]: expected a folder inside"),
+        ({"parity_python_path": ["/abs"]}, r"parity_python_path\[0\]: expected a folder"),
     ],
 )
 def test_bad_config_names_the_key(section: dict[str, object], message: str) -> None:
@@ -103,3 +107,18 @@ def test_efficiency_threshold_is_optional() -> None:
     assert parse_config({"scaling": {}}).scaling.efficiency_threshold is None  # type: ignore[union-attr]
     cfg = parse_config({"scaling": {"efficiency_threshold": 0.05}})
     assert cfg.scaling is not None and cfg.scaling.efficiency_threshold == 0.05
+
+
+def test_import_roots_default_and_configured(tmp_path: Path) -> None:
+    """Unset: an export's ``src`` (src layout), else its root; set: the folders given, and
+    the parity command's own folders when those are set."""
+    flat, layered = tmp_path / "flat", tmp_path / "layered"
+    (layered / "src").mkdir(parents=True)
+    flat.mkdir()
+    assert GateConfig().import_roots(flat) == (flat,)
+    assert GateConfig().import_roots(layered, parity=True) == (layered / "src",)
+    cfg = parse_config({"python_path": ["lib/src"], "parity_python_path": ["lib/src", "t/src"]})
+    assert cfg.import_roots(flat) == (flat / "lib" / "src",)
+    assert cfg.import_roots(flat, parity=True) == (flat / "lib" / "src", flat / "t" / "src")
+    only = parse_config({"python_path": ["lib"]})
+    assert only.import_roots(flat, parity=True) == (flat / "lib",)

@@ -5,7 +5,7 @@ instead of running parity.
 
 The head commit slows a kernel by 20% and, to pass itself, rewrites its policy
 ([tool.perfgate] thresholds of 900%), ci/gate.sh (prints a marker and exits 0) and
-src/perfgate (a `decide` that always passes). The job's steps run as written in the YAML:
+perfgate/src/perfgate (a `decide` that always passes). The job's steps run as written in the YAML:
 ``actions/checkout`` becomes ``git checkout`` of the ref the step names, every ``run`` step
 runs in bash with the step's environment (GitHub expressions replaced by the event's
 values), except the host-tuning check and the installations; an artifact one job uploads is
@@ -14,9 +14,9 @@ their outcome is given (an exit code and pytest's JUnit report), and its ``pytho
 base checkout's perfgate, as the job's ``pip install`` of the base makes it. Each shard of the
 bench job's matrix runs in a workspace of its own (its own runner). ``PYTHON`` (and
 ``python`` on the merge job's path) is the interpreter of the checkout as ``make venv`` would
-build it: perfgate imported from the checkout's ``src`` and, because no asv may run here, the
-gate's side runner and suite discovery replaced by the fakes of the gate tests (which
-"measure" the ``speed.json`` of each side's exported commit).
+build it: perfgate imported from the checkout's ``perfgate/src`` and, because no asv may run
+here, the gate's side runner and suite discovery replaced by the fakes of the gate tests
+(which "measure" the ``speed.json`` of each side's exported commit).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ PR = "5"
 
 WRAPPER = """
 import os, sys
-sys.path[:0] = [os.path.join(os.getcwd(), "src"), {fakes!r}]
+sys.path[:0] = [os.path.join(os.getcwd(), "perfgate", "src"), {fakes!r}]
 import perfgate
 with open({log!r}, "a") as log:
     print(json.dumps({{"perfgate": perfgate.__file__, "argv": sys.argv[1:]}}), file=log)
@@ -86,15 +86,15 @@ def _project(tmp_path: Path) -> tuple[Path, str, str]:
         (work / "ci").mkdir(exist_ok=True)
         shutil.copy2(REPO / "ci" / script, work / "ci" / script)
     shutil.copytree(
-        REPO / "src" / "perfgate",
-        work / "src" / "perfgate",
+        REPO / "perfgate" / "src" / "perfgate",
+        work / "perfgate" / "src" / "perfgate",
         ignore=shutil.ignore_patterns("__pycache__"),
     )
     base = commit_speed(work, {}, "base: the gate")
     pyproject = work / "pyproject.toml"
     pyproject.write_text(CONFIG.replace("default_threshold = 0.05", "default_threshold = 9.0"))
     (work / "ci" / "gate.sh").write_text("#!/bin/sh\necho PLANTED-GATE; exit 0\n")
-    decide = work / "src" / "perfgate" / "pipeline" / "decide.py"
+    decide = work / "perfgate" / "src" / "perfgate" / "pipeline" / "decide.py"
     decide.write_text(decide.read_text() + ALWAYS_PASS)
     head = commit_speed(work, {"b": {"factor": 1.2}}, "slow b; loosen policy, script and code")
     origin = tmp_path / "server" / "o" / "r.git"
@@ -193,7 +193,10 @@ def _play_parity(
             continue
         env = {k: _expand(str(v), values) for k, v in (step.get("env") or {}).items()}
         env |= {"PATH": f"{tool}:{os.environ['PATH']}", "HOME": str(tmp_path)}
-        env |= {"RUNNER_TEMP": values["runner.temp"], "PYTHONPATH": str(workspace / "tool/src")}
+        env |= {
+            "RUNNER_TEMP": values["runner.temp"],
+            "PYTHONPATH": str(workspace / "tool/perfgate/src"),
+        }
         if step.get("id") == "tests":  # make test-all at the head: its outcome is given
             assert "make -C head test-all" in run and "--junitxml=" in run
             junit = Path(values["runner.temp"]) / "parity" / "junit.xml"
@@ -300,11 +303,11 @@ def test_a_head_that_rewrites_the_gate_is_judged_by_the_base(tmp_path: Path) -> 
         # parity came from the parity job, for this head, and was not run again here
         assert "--parity-result" in call["argv"]
         workspace = tmp_path / f"runner-{shard}" / "work"
-        assert call["perfgate"].startswith(str(workspace / "src" / "perfgate"))
+        assert call["perfgate"].startswith(str(workspace / "perfgate" / "src" / "perfgate"))
         assert _git(workspace, "rev-parse", "HEAD") == base, "the tool is the base commit"
     hosted = tmp_path / "hosted" / "work"
     merge_call = next(c for c in calls if c["argv"][2] == "merge")
-    assert merge_call["perfgate"].startswith(str(hosted / "src" / "perfgate"))
+    assert merge_call["perfgate"].startswith(str(hosted / "perfgate" / "src" / "perfgate"))
     assert _git(hosted, "rev-parse", "HEAD") == base
     verdict = json.loads((hosted / "reports" / "gate" / "verdict.json").read_text())
     assert verdict["verdict"] == "regression" and verdict["head"] == head

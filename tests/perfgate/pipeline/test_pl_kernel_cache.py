@@ -73,8 +73,10 @@ def test_parity_runs_with_the_runs_cache_folder(
     """The parity step compiles into the folder the asv rounds load from."""
     seen: dict[str, Any] = {}
 
-    def fake_run(command: Sequence[str], source: Path, env: Mapping[str, str], _t: float) -> Any:
-        seen.update(env=dict(env), source=source)
+    def fake_run(
+        command: Sequence[str], source: Path, env: Mapping[str, str], _t: float, roots: Any
+    ) -> Any:
+        seen.update(env=dict(env), source=source, roots=roots)
         raise RunnerError("stop here")
 
     monkeypatch.setattr(parity, "run_in_export", fake_run)
@@ -84,6 +86,7 @@ def test_parity_runs_with_the_runs_cache_folder(
     assert seen["env"]["NUMBA_CACHE_DIR"] == "/shared"
     assert seen["env"]["PERFGATE_TOOLS_CACHE"] == "/tools"
     assert seen["source"] == tmp_path / "head"
+    assert seen["roots"] == (tmp_path / "head",)  # no src folder, no python_path: the root
 
 
 def test_the_parity_tests_tools_follow_the_kernel_caches_rule(tmp_path: Path) -> None:

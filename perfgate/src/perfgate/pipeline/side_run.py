@@ -67,6 +67,7 @@ def run_side_asv(
         sha=sha,
         source=source,
         machine=settings.machine,
+        import_roots=settings.config.import_roots(source),
         bench=tuple(bench),
         attributes=dict(attributes or {}),
         prefix=settings.prefix,

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfgate.config import GateConfig
+from perfgate.config import GateConfig, default_import_roots
 from perfgate.errors import RunnerError
 from perfgate.formats.junit import JUnitReport
 from perfgate.formats.parity_result import read_parity
@@ -64,13 +64,17 @@ def parse_failing_tests(output: str) -> tuple[str, ...]:
 
 
 def run_in_export(
-    command: Sequence[str], source: Path, base_env: Mapping[str, str], timeout_s: float
+    command: Sequence[str],
+    source: Path,
+    base_env: Mapping[str, str],
+    timeout_s: float,
+    roots: Sequence[Path] = (),
 ) -> ParityRun:
-    """Run the parity command inside the head export with its ``src`` importable."""
+    """Run the parity command inside the head export with its import ``roots`` first on the
+    path (none given: `default_import_roots`)."""
     env = dict(base_env)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(source / "src"), env.get("PYTHONPATH", "")) if p
-    )
+    paths = [str(r) for r in (roots or default_import_roots(source))]
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (*paths, env.get("PYTHONPATH", "")) if p)
     outcome = run_process(command, source, env, timeout_s)
     failing = parse_failing_tests(outcome.tail)
     passed = outcome.returncode == 0 and not outcome.timed_out
@@ -84,7 +88,8 @@ def run_parity(
     cmd = resolve_command(command)
     try:
         env = {**os.environ, **settings.kernel_cache, **settings.tools_cache}
-        result = run_in_export(cmd, settings.head_source, env, timeout_s)
+        roots = settings.config.import_roots(settings.head_source, parity=True)
+        result = run_in_export(cmd, settings.head_source, env, timeout_s, roots)
     except RunnerError as exc:
         return ParityResult(ParityStatus.ERROR, " ".join(command), str(exc))
     if result.passed:

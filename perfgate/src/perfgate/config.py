@@ -108,6 +108,13 @@ class GateConfig:
     compile_time: str = "compile"
     parity_command: tuple[str, ...] = ("make", "test-all")
     quick_parity_command: tuple[str, ...] | None = None
+    #: Folders of a commit's export put first on ``PYTHONPATH`` for its benchmarks (None:
+    #: ``src`` where the export has one, else its root), and for its parity command (None:
+    #: the same folders). The benchmarks import the commit's code from there, and any
+    #: package that is not there (perfgate's own, for the simulated instrument) from the
+    #: gate's environment, the same on both sides.
+    python_path: tuple[str, ...] | None = None
+    parity_python_path: tuple[str, ...] | None = None
     gate_bench: tuple[str, ...] = (".",)
     quick_bench: tuple[str, ...] | None = None
     max_rounds: int = 30
@@ -134,6 +141,15 @@ class GateConfig:
     watch_max_steps: int = 8
     source: str = "<defaults>"
 
+    def import_roots(self, export: Path, parity: bool = False) -> tuple[Path, ...]:
+        """The folders of ``export`` (one commit's source) that go first on ``PYTHONPATH``:
+        for its benchmarks, or with ``parity`` for its parity command."""
+        configured = (self.parity_python_path or self.python_path) if parity else None
+        configured = configured or self.python_path
+        if configured is None:
+            return default_import_roots(export)
+        return tuple(export / p for p in configured)
+
     def threshold_for(self, benchmark: str) -> float:
         """Relative threshold for *benchmark*: the largest matching rule wins (asv's rule)."""
         matches = [r.threshold for r in self.thresholds if re.search(r.pattern, benchmark)]
@@ -157,6 +173,12 @@ class GateConfig:
         return bool(self.compile_time) and re.search(self.compile_time, benchmark) is not None
 
 
+def default_import_roots(export: Path) -> tuple[Path, ...]:
+    """Where a commit's code is imported from when ``python_path`` is not configured: its
+    ``src`` folder (the src layout), else the export itself."""
+    return (export / "src",) if (export / "src").is_dir() else (export,)
+
+
 def _matches(patterns: tuple[str, ...], benchmark: str) -> bool:
     return any(re.search(p, benchmark) for p in patterns)
 
@@ -177,6 +199,8 @@ _TOP_KEYS = {
     "compile_time",
     "parity_command",
     "quick_parity_command",
+    "python_path",
+    "parity_python_path",
     "gate_bench",
     "quick_bench",
     "max_rounds",
@@ -333,6 +357,10 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
         ),
         quick_parity_command=checked.optional_command(
             "tool.perfgate.quick_parity_command", data.get("quick_parity_command")
+        ),
+        python_path=checked.optional_paths("tool.perfgate.python_path", data.get("python_path")),
+        parity_python_path=checked.optional_paths(
+            "tool.perfgate.parity_python_path", data.get("parity_python_path")
         ),
         gate_bench=checked.regex_list("tool.perfgate.gate_bench", data.get("gate_bench", ["."])),
         quick_bench=checked.optional_regexes("tool.perfgate.quick_bench", data.get("quick_bench")),

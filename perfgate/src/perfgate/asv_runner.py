@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from perfgate.config import default_import_roots
 from perfgate.errors import RunnerError
 from perfgate.process import ProcessOutcome, run_process
 
@@ -37,6 +38,8 @@ class AsvInvocation:
     env: Mapping[str, str] = field(default_factory=dict)
     timeout_s: float = 1800.0
     launch_method: str = LAUNCH_METHOD
+    #: folders of the export first on ``PYTHONPATH`` (empty: `default_import_roots`)
+    import_roots: Sequence[Path] = ()
     #: add the samples to the commit's result already in the results folder (asv's
     #: ``--append-samples``): several runs of one commit, spread in time, make one result
     append_samples: bool = False
@@ -57,15 +60,16 @@ def asv_command(inv: AsvInvocation) -> list[str]:
 
 
 def asv_environment(inv: AsvInvocation, base: Mapping[str, str]) -> dict[str, str]:
-    """The child environment: the export's ``src`` first on the path, then ``inv.env``.
+    """The child environment: the export's import roots first on the path, then ``inv.env``.
 
     asv 0.6 drops PYTHONPATH from its benchmark processes unless ``ASV_PYTHONPATH`` is set
     (asv/environment.py, asv/benchmark.py); without it the suites would import the installed
     package instead of the commit's export, and base and head would measure the same code.
     """
     env = dict(base)
+    roots = inv.import_roots or default_import_roots(inv.source)
     env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(inv.source / "src"), env.get("PYTHONPATH", "")) if p
+        p for p in (*(str(r) for r in roots), env.get("PYTHONPATH", "")) if p
     )
     env["ASV_PYTHONPATH"] = env["PYTHONPATH"]
     env.update(inv.env)

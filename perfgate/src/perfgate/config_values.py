@@ -68,6 +68,26 @@ def optional_command(where: str, value: Any) -> tuple[str, ...] | None:
     return None if value is None else command(where, value)
 
 
+def relative_paths(where: str, value: Any) -> tuple[str, ...]:
+    """Folders relative to a commit's export: non-empty, no absolute path, no ``..`` (the
+    gate puts them on ``PYTHONPATH``; nothing may point outside the export)."""
+    paths = str_list(where, value)
+    for i, text in enumerate(paths):
+        parts = text.replace("\\", "/").split("/")
+        if not text or text.startswith("/") or ".." in parts:
+            raise ConfigError(
+                f"{where}[{i}]: expected a folder inside the repository such as 'src', "
+                f"got {text!r}"
+            )
+    if not paths:
+        raise ConfigError(f"{where}: expected at least one folder such as 'src'")
+    return paths
+
+
+def optional_paths(where: str, value: Any) -> tuple[str, ...] | None:
+    return None if value is None else relative_paths(where, value)
+
+
 def regex_list(where: str, value: Any) -> tuple[str, ...]:
     patterns = str_list(where, value)
     for i, pattern in enumerate(patterns):
