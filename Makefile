@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.cache/numba
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help venv test-all lint format type test test-fast test-slow bench bench-collector gate dashboard asv-smoke clean
+.PHONY: help venv valgrind test-all lint format type test test-fast test-slow bench bench-collector gate dashboard asv-smoke clean
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -23,6 +23,15 @@ $(STAMP): pyproject.toml perfgate/pyproject.toml termplan/pyproject.toml
 	touch $@
 
 venv: $(STAMP)  ## create .venv with every extra installed
+
+# The sim instrument (perfgate.sim) runs the benchmarks under valgrind's callgrind; installed
+# with apt where missing (as root, or with sudo), else a clear error with the command.
+valgrind:  ## make sure valgrind (and setarch) are installed
+	@command -v valgrind >/dev/null && command -v setarch >/dev/null || { \
+		echo "valgrind not found: installing it with apt-get (the sim instrument needs it)"; \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q valgrind util-linux; \
+		elif command -v sudo >/dev/null; then sudo apt-get update -q && sudo apt-get install -y -q valgrind util-linux; \
+		else echo "cannot install valgrind: run 'sudo apt-get install -y valgrind'" >&2; exit 1; fi; }
 
 lint: $(STAMP)  ## ruff format check + ruff lint
 	$(VENV)/bin/ruff format --check .
@@ -52,7 +61,7 @@ test-all: lint type test  ## everything CI runs
 
 BASE ?= HEAD
 GATE_HEAD ?= HEAD
-gate: $(STAMP)  ## perf gate locally: BASE (default HEAD) vs GATE_HEAD (default HEAD), quick, no GitHub
+gate: $(STAMP) valgrind  ## perf gate locally: BASE (default HEAD) vs GATE_HEAD (default HEAD), quick, no GitHub
 	$(PY) -m perfgate.cli gate --base $(BASE) --head $(GATE_HEAD) --quick --report-dir reports/gate
 
 bench: $(STAMP)  ## hot-slice benchmark figures (JSON)
@@ -78,10 +87,11 @@ dashboard: $(STAMP)  ## static asv dashboard in .asv/html (perf-results branch +
 	@echo "dashboard: .asv/html (serve: $(PY) -m http.server -d .asv/html)"
 
 ASV_BENCH ?= .
-asv-smoke: $(STAMP)  ## asv check + one quick pass of every suite in this venv (missing features skip)
+# the sim suite counts only its N=2048 cases here (PERFGATE_BENCH: the harness's selection)
+asv-smoke: $(STAMP) valgrind  ## asv check + one quick pass of every suite in this venv (missing features skip)
 	$(VENV)/bin/asv check --python=same
 	$(VENV)/bin/asv machine --yes
-	$(VENV)/bin/asv run --quick --python=same --show-stderr --bench '$(ASV_BENCH)'
+	PERFGATE_BENCH='["2048\\)$$"]' $(VENV)/bin/asv run --quick --python=same --show-stderr --bench '$(ASV_BENCH)'
 
 bench-collector: $(STAMP)  ## collector active window, all paths, N=512, both tasks (JSON)
 	$(PY) -m termplan.bench collector --task g1_walk --num-envs 512 --steps 100 --warmup 10 --json

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from perfgate import containment
-from perfgate.process import run_process
+from perfgate.process import Job, run_process, run_processes
 
 pytestmark = pytest.mark.subprocess
 
@@ -132,3 +132,32 @@ def test_the_gate_becomes_a_child_subreaper_on_linux() -> None:
         flag = ctypes.c_int(0)
         assert libc.prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(flag), 0, 0, 0) == 0
         assert flag.value == 1
+
+
+def test_jobs_run_together_and_no_job_takes_another_for_a_straggler(tmp_path: Path) -> None:
+    """run_processes: a short job ends while a long one still runs; the long one is not
+    killed as the short one's straggler, both outcomes come back in order, and the short
+    job's detached sleeper is killed and named before it returns."""
+    pidfile, target = tmp_path / "sleeper.pid", tmp_path / "late.txt"
+    detach = [sys.executable, "-c", DETACH, str(pidfile), str(target), "60"]
+    slow = [sys.executable, "-c", "import time; time.sleep(1.5); print('slow done')"]
+    started = time.monotonic()
+    short, long = run_processes([Job(detach, tmp_path, ENV, 60.0), Job(slow, tmp_path, ENV, 60.0)])
+    assert time.monotonic() - started < 30.0
+    assert short.returncode == 0 and "benchmark done" in short.tail
+    assert long.returncode == 0 and "slow done" in long.tail and long.stragglers == ()
+    sleeper = int(pidfile.read_text())
+    assert not _alive(sleeper)
+    assert [s.pid for s in short.stragglers] == [sleeper]
+
+
+def test_a_job_past_its_time_out_is_killed_and_the_others_finish(tmp_path: Path) -> None:
+    """Each job has its own time-out: a late one is reported as such, killed with what it
+    started, and a job that finishes in time keeps its exit code."""
+    late = [sys.executable, "-c", "import time; print('started', flush=True); time.sleep(60)"]
+    quick = [sys.executable, "-c", "raise SystemExit(2)"]
+    started = time.monotonic()
+    timed, done = run_processes([Job(late, tmp_path, ENV, 2.0), Job(quick, tmp_path, ENV, 60.0)])
+    assert time.monotonic() - started < 30.0
+    assert timed.timed_out and timed.returncode == -9 and "started" in timed.tail
+    assert done.returncode == 2 and not done.timed_out

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from perfgate.config import default_import_roots
 from perfgate.errors import RunnerError
-from perfgate.process import ProcessOutcome, run_process
+from perfgate.process import Job, ProcessOutcome, run_process, run_processes
 
 #: asv's forkserver imports the suite once per side and round and forks one process per
 #: benchmark (each still measured in a fresh process); "spawn" re-imports NumPy, Numba and
@@ -82,9 +83,39 @@ def run_asv(inv: AsvInvocation, base_env: Mapping[str, str]) -> ProcessOutcome:
     return run_process(asv_command(inv), cwd, asv_environment(inv, base_env), inv.timeout_s)
 
 
+def run_asv_together(
+    invs: Sequence[AsvInvocation], base_env: Mapping[str, str]
+) -> list[ProcessOutcome]:
+    """Run several asv invocations at the same time (`perfgate.process.run_processes`).
+
+    Every ``asv run`` rewrites the machine file in ``$HOME`` (asv's ``Machine.load`` saves
+    it, not atomically), so runs at the same time would read each other's half-written
+    file: each gets a home of its own beside its results, with a copy of the file.
+    """
+    jobs = []
+    for inv in invs:
+        env = {**asv_environment(inv, base_env), "HOME": str(_private_home(inv, base_env))}
+        jobs.append(Job(asv_command(inv), inv.config.parent, env, inv.timeout_s))
+    return run_processes(jobs)
+
+
+def _private_home(inv: AsvInvocation, base_env: Mapping[str, str]) -> Path:
+    """``home/`` beside the invocation's config, holding a copy of the caller's machine file."""
+    home = inv.config.parent / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    source = _machine_file(base_env)
+    if source.is_file():
+        shutil.copyfile(source, home / source.name)
+    return home
+
+
+def _machine_file(base_env: Mapping[str, str]) -> Path:
+    return Path(base_env.get("HOME", str(Path.home()))) / ".asv-machine.json"
+
+
 def ensure_asv_machine(machine: str, base_env: Mapping[str, str]) -> None:
     """Register ``machine`` in asv's machine file (non-interactive), once per host."""
-    path = Path(base_env.get("HOME", str(Path.home()))) / ".asv-machine.json"
+    path = _machine_file(base_env)
     if path.exists():
         try:
             if machine in json.loads(path.read_text()):

@@ -30,63 +30,29 @@ import math
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from perfgate import config_values as checked
+from perfgate.config_tables import (
+    BaselinePair,
+    ScalingConfig,
+    SimConfig,
+    ThresholdRule,
+    parse_pairs,
+    parse_scaling,
+    parse_sim,
+    parse_thresholds,
+)
 from perfgate.errors import ConfigError
 
+__all__ = ["BaselinePair", "GateConfig", "ScalingConfig", "SimConfig", "ThresholdRule"]
+
 INCONCLUSIVE_POLICIES = ("error", "block")
+INSTRUMENTS = ("wall", "sim")
 STRADDLE_POLICIES = ("report", "error", "block")
 VARIANT_ABSOLUTE_POLICIES = ("report", "block")
-
-
-@dataclass(frozen=True)
-class ThresholdRule:
-    """A benchmark-name regex and the relative threshold (0.05 = 5%) for names it matches."""
-
-    pattern: str
-    threshold: float
-
-
-@dataclass(frozen=True)
-class BaselinePair:
-    """Compare a variant against a baseline at the same commit, e.g. path assembled/handwritten.
-
-    Cases that differ only in *param* are paired. The ratio is variant/baseline (time), so a
-    ratio above 1 + threshold means the variant is slower. *reference* (optional) is a third
-    value of the same param (e.g. "numpy") to report speed-ups against.
-    """
-
-    param: str
-    variant: str
-    baseline: str
-    reference: str | None = None
-    block_if_slower: bool = True
-    threshold: float | None = None
-    benchmarks: str = "."
-
-    @property
-    def label(self) -> str:
-        """``param: variant vs baseline``."""
-        return f"{self.param}: {self.variant} vs {self.baseline}"
-
-
-@dataclass(frozen=True)
-class ScalingConfig:
-    """Which params hold the thread count and the problem size for thread-scaling tables.
-
-    ``efficiency_threshold`` (relative, e.g. 0.05) makes a stable drop of parallel efficiency
-    at any measured thread count block like a time regression (same CI, FDR and
-    confirmation rules; `perfgate.pipeline.compare.efficiency`); None: scaling is reported
-    only (``max_efficiency_drop`` flags a drop in the scaling table).
-    """
-
-    thread_param: str = "threads"
-    size_param: str | None = None
-    max_efficiency_drop: float = 0.10
-    efficiency_threshold: float | None = None
 
 
 @dataclass(frozen=True)
@@ -108,6 +74,11 @@ class GateConfig:
     compile_time: str = "compile"
     parity_command: tuple[str, ...] = ("make", "test-all")
     quick_parity_command: tuple[str, ...] | None = None
+    #: The instruments the gate measures with: "wall" (asv's timings in paired rounds) and
+    #: "sim" (callgrind's counts, one measurement per side). None: both where valgrind is
+    #: installed, else the wall clock alone (the report says so).
+    instruments: tuple[str, ...] | None = None
+    sim: SimConfig = field(default_factory=SimConfig)
     #: Folders of a commit's export put first on ``PYTHONPATH`` for its benchmarks (None:
     #: ``src`` where the export has one, else its root), and for its parity command (None:
     #: the same folders). The benchmarks import the commit's code from there, and any
@@ -155,6 +126,16 @@ class GateConfig:
         matches = [r.threshold for r in self.thresholds if re.search(r.pattern, benchmark)]
         return max(matches) if matches else self.default_threshold
 
+    def is_sim(self, benchmark: str) -> bool:
+        """True for a benchmark of the simulated family (``[tool.perfgate.sim] bench``)."""
+        return _matches(self.sim.bench, benchmark)
+
+    def sim_threshold_for(self, benchmark: str) -> float:
+        """A sim case's threshold: the largest matching ``thresholds`` rule, else the sim
+        family's own (1% by default: the counts are deterministic)."""
+        matches = [r.threshold for r in self.thresholds if re.search(r.pattern, benchmark)]
+        return max(matches) if matches else self.sim.threshold
+
     def effective_threshold(self, benchmark: str, noise_floor: float | None) -> float:
         """The threshold actually used: never below the case's measured noise floor."""
         return max(self.threshold_for(benchmark), noise_floor or 0.0)
@@ -199,6 +180,8 @@ _TOP_KEYS = {
     "compile_time",
     "parity_command",
     "quick_parity_command",
+    "instruments",
+    "sim",
     "python_path",
     "parity_python_path",
     "gate_bench",
@@ -218,74 +201,19 @@ _TOP_KEYS = {
     "watch_budget_minutes",
     "watch_max_steps",
 }
-_PAIR_KEYS = {"param", "variant", "baseline", "reference", "block_if_slower", "threshold"}
-_PAIR_KEYS |= {"benchmarks"}
-_SCALING_KEYS = {"thread_param", "size_param", "max_efficiency_drop", "efficiency_threshold"}
 
 
-def _parse_pair(index: int, data: Any) -> BaselinePair:
-    where = f"tool.perfgate.baseline[{index}]"
-    if not isinstance(data, dict):
-        raise ConfigError(f"{where}: expected a table")
-    checked.check_keys(where, data, _PAIR_KEYS)
-    for key in ("param", "variant", "baseline"):
-        if not isinstance(data.get(key), str) or not data[key]:
-            raise ConfigError(f"{where}.{key}: required non-empty string")
-    if data["variant"] == data["baseline"]:
-        raise ConfigError(f"{where}: variant and baseline are both {data['variant']!r}")
-    reference = data.get("reference")
-    if reference is not None and not isinstance(reference, str):
-        raise ConfigError(f"{where}.reference: expected a string, got {reference!r}")
-    threshold = data.get("threshold")
-    return BaselinePair(
-        param=data["param"],
-        variant=data["variant"],
-        baseline=data["baseline"],
-        reference=reference,
-        block_if_slower=checked.typed(
-            f"{where}.block_if_slower", data.get("block_if_slower", True), bool
-        ),
-        threshold=None
-        if threshold is None
-        else checked.threshold(f"{where}.threshold", threshold),
-        benchmarks=checked.regex(f"{where}.benchmarks", data.get("benchmarks", ".")),
-    )
-
-
-def _parse_scaling(data: Any) -> ScalingConfig:
-    where = "tool.perfgate.scaling"
-    if not isinstance(data, dict):
-        raise ConfigError(f"{where}: expected a table")
-    checked.check_keys(where, data, _SCALING_KEYS)
-    size = data.get("size_param")
-    if size is not None and not isinstance(size, str):
-        raise ConfigError(f"{where}.size_param: expected a string, got {size!r}")
-    return ScalingConfig(
-        thread_param=checked.typed(
-            f"{where}.thread_param", data.get("thread_param", "threads"), str
-        ),
-        size_param=size,
-        max_efficiency_drop=checked.fraction(
-            f"{where}.max_efficiency_drop", data.get("max_efficiency_drop", 0.10), 0.0, 1.0
-        ),
-        efficiency_threshold=(
-            checked.threshold(f"{where}.efficiency_threshold", data["efficiency_threshold"])
-            if "efficiency_threshold" in data
-            else None
-        ),
-    )
-
-
-def _parse_thresholds(data: Any) -> tuple[ThresholdRule, ...]:
-    if not isinstance(data, dict):
-        raise ConfigError("tool.perfgate.thresholds: expected a table of regex = threshold")
-    return tuple(
-        ThresholdRule(
-            checked.regex(f"tool.perfgate.thresholds[{k!r}]", k),
-            checked.threshold(f"tool.perfgate.thresholds[{k!r}]", v),
+def _parse_instruments(value: Any) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    where = "tool.perfgate.instruments"
+    names = checked.str_list(where, value)
+    unknown = [n for n in names if n not in INSTRUMENTS]
+    if unknown or not names or len(set(names)) != len(names):
+        raise ConfigError(
+            f"{where}: expected distinct names among {list(INSTRUMENTS)}, got {value!r}"
         )
-        for k, v in data.items()
-    )
+    return names
 
 
 def _budget_minutes(value: Any) -> float | None:
@@ -302,14 +230,6 @@ def _minutes(where: str, value: Any) -> float:
     if not (math.isfinite(value) and value > 0):
         raise ConfigError(f"{where}: expected a finite number of minutes > 0, got {value!r}")
     return float(value)
-
-
-def _parse_pairs(value: Any) -> tuple[BaselinePair, ...]:
-    """``[[tool.perfgate.baseline]]`` (one table is accepted as a list of one)."""
-    pairs = [value] if isinstance(value, dict) else value
-    if not isinstance(pairs, list):
-        raise ConfigError("tool.perfgate.baseline: expected an array of tables")
-    return tuple(_parse_pair(i, p) for i, p in enumerate(pairs))
 
 
 def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateConfig:
@@ -332,7 +252,7 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
         default_threshold=checked.threshold(
             "tool.perfgate.default_threshold", data.get("default_threshold", 0.05)
         ),
-        thresholds=_parse_thresholds(data.get("thresholds", {})),
+        thresholds=parse_thresholds(data.get("thresholds", {})),
         alpha=checked.fraction("tool.perfgate.alpha", data.get("alpha", 0.05), 0.0, 0.5),
         confidence=checked.fraction(
             "tool.perfgate.confidence", data.get("confidence", 0.95), 0.5, 1.0
@@ -347,8 +267,8 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
             "tool.perfgate.failed_blocks", data.get("failed_blocks", True), bool
         ),
         inconclusive=inconclusive,
-        baselines=_parse_pairs(data.get("baseline", [])),
-        scaling=_parse_scaling(data["scaling"]) if "scaling" in data else None,
+        baselines=parse_pairs(data.get("baseline", [])),
+        scaling=parse_scaling(data["scaling"]) if "scaling" in data else None,
         compile_time=checked.regex(
             "tool.perfgate.compile_time", data.get("compile_time", "compile")
         ),
@@ -358,6 +278,8 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
         quick_parity_command=checked.optional_command(
             "tool.perfgate.quick_parity_command", data.get("quick_parity_command")
         ),
+        instruments=_parse_instruments(data.get("instruments")),
+        sim=parse_sim(data["sim"]) if "sim" in data else SimConfig(),
         python_path=checked.optional_paths("tool.perfgate.python_path", data.get("python_path")),
         parity_python_path=checked.optional_paths(
             "tool.perfgate.parity_python_path", data.get("parity_python_path")

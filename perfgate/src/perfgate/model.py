@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from perfgate.config import BaselinePair
+from perfgate.sim.cost import Shift
 from perfgate.verdict import CaseVerdict, GateVerdict
 
 ParamItems = tuple[tuple[str, str], ...]
@@ -134,6 +135,13 @@ class Reason(Enum):
     )
     NO_BASELINE_CASE = "no {baseline} case to compare with"
     NO_VARIANT_CASE = "no {variant} case"
+    SIM_CHANGED = "simulated {direction}: {moved}"
+    SIM_WITHIN = "simulated, within {threshold:.1%}: {moved}"
+    SIM_UNSTABLE = (
+        "two counts of the base differ by {spread:.3%} > sim tolerance {tolerance:.3%}: "
+        "not deterministic on this machine"
+    )
+    SIM_UNCHECKED = "no second count of the base: determinism not checked"
 
     def text(self, **fields: Any) -> str:
         """The report text of this reason with its ``fields``."""
@@ -167,6 +175,11 @@ class CaseComparison:
     note: str = ""
     unit: str = "seconds"
     reason: Reason = Reason.NONE
+    #: "wall" (timed in rounds, decided by statistics) or "sim" (callgrind's counts, decided
+    #: from one measurement per side; its CI spans the base's two counts)
+    instrument: str = "wall"
+    #: sim rows: each event's change, the one that moved the cycles most first
+    shifts: tuple[Shift, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,9 @@ import logging
 import shlex
 import subprocess
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -51,6 +53,114 @@ def run_process(
     return _run(cmd, cwd, child_environment(env), timeout_s, Redactor.from_env(env))
 
 
+@dataclass(frozen=True)
+class Job:
+    """One command of `run_processes`, with what `run_process` takes."""
+
+    cmd: Sequence[str]
+    cwd: Path
+    env: Mapping[str, str]
+    timeout_s: float
+
+
+def run_processes(jobs: Sequence[Job]) -> list[ProcessOutcome]:
+    """Run ``jobs`` at the same time, each as `run_process` would, outcomes in order.
+
+    Containment is done once every job has exited (or timed out): a job's sweep kills every
+    child of this process it does not know, so sweeping one job while another still runs
+    would kill the other. Until the last job ends, a detached straggler of an early one may
+    still run; it is killed, and named, before this returns, as with `run_process`.
+    """
+    redactors = [Redactor.from_env(job.env) for job in jobs]
+    containment.enable_subreaper()
+    with ExitStack() as stack:
+        files = [
+            (
+                stack.enter_context(tempfile.TemporaryFile()),
+                stack.enter_context(tempfile.TemporaryFile()),
+            )
+            for _ in jobs
+        ]
+        before = containment.children()
+        procs: list[subprocess.Popen[bytes]] = []
+        try:
+            for job, (out, err), redactor in zip(jobs, files, redactors, strict=True):
+                procs.append(
+                    _start(job.cmd, job.cwd, child_environment(job.env), (out, err), redactor)
+                )
+            timed_out = _wait_all(procs, [job.timeout_s for job in jobs])
+        except BaseException:
+            for proc in procs:
+                containment.kill_group(proc.pid)
+                proc.wait()
+            for proc in procs:
+                containment.sweep(proc.pid, before)
+            raise
+        for proc in procs:
+            containment.kill_group(proc.pid)
+            proc.wait()
+        outcomes = []
+        for job, proc, (out, err), redactor, late in zip(
+            jobs, procs, files, redactors, timed_out, strict=True
+        ):
+            stragglers = containment.sweep(proc.pid, before)
+            _log_stragglers(job.cmd, stragglers, redactor)
+            outcomes.append(
+                _outcome(proc.returncode, late, _read(out), _read(err), redactor, stragglers)
+            )
+    return outcomes
+
+
+def _start(
+    cmd: Sequence[str],
+    cwd: Path,
+    env: dict[str, str],
+    files: tuple[IO[bytes], IO[bytes]],
+    redactor: Redactor,
+) -> subprocess.Popen[bytes]:
+    """Start ``cmd`` in a session of its own, output into ``files``."""
+    try:
+        return subprocess.Popen(
+            list(cmd), cwd=cwd, env=env, stdout=files[0], stderr=files[1], start_new_session=True
+        )
+    except OSError as exc:
+        raise RunnerError(redactor.text(f"cannot start {cmd[0]}: {exc}")) from None
+
+
+def _wait_all(procs: Sequence[subprocess.Popen[bytes]], timeouts: Sequence[float]) -> list[bool]:
+    """Wait for every process, each against its own time-out from now (a late one's group is
+    killed at once); which ones timed out. Nothing is reaped."""
+    start = time.monotonic()
+    late = []
+    for proc, timeout_s in zip(procs, timeouts, strict=True):
+        remaining = max(0.0, timeout_s - (time.monotonic() - start))
+        exited = containment.wait_exited(proc.pid, remaining)
+        if not exited:
+            containment.kill_group(proc.pid)
+            containment.wait_exited(proc.pid, 60.0)
+        late.append(not exited)
+    return late
+
+
+def _outcome(
+    returncode: int | None,
+    timed_out: bool,
+    stdout: str,
+    stderr: str,
+    redactor: Redactor,
+    stragglers: tuple[containment.Straggler, ...],
+) -> ProcessOutcome:
+    """What a finished child left: its code and output tail, redacted before cutting."""
+    if timed_out:
+        return ProcessOutcome(
+            -9, redactor.text(stdout)[-TIMEOUT_TAIL_CHARS:], timed_out=True, stragglers=stragglers
+        )
+    code = -9 if returncode is None else returncode
+    return ProcessOutcome(
+        code, redactor.text(stdout + stderr)[-TAIL_CHARS:], stragglers=stragglers
+    )
+
+
 def _run(
     cmd: Sequence[str], cwd: Path, env: dict[str, str], timeout_s: float, redactor: Redactor
 ) -> ProcessOutcome:
@@ -58,21 +168,11 @@ def _run(
     # files, not pipes: a detached grandchild holding a pipe open would block reading it
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         before = containment.children()
-        try:
-            proc = subprocess.Popen(
-                list(cmd), cwd=cwd, env=env, stdout=out, stderr=err, start_new_session=True
-            )
-        except OSError as exc:
-            raise RunnerError(redactor.text(f"cannot start {cmd[0]}: {exc}")) from None
+        proc = _start(cmd, cwd, env, (out, err), redactor)
         timed_out, stragglers = _wait_contained(proc, timeout_s, before)
         _log_stragglers(cmd, stragglers, redactor)
         stdout, stderr = _read(out), _read(err)
-    if timed_out:
-        return ProcessOutcome(
-            -9, redactor.text(stdout)[-TIMEOUT_TAIL_CHARS:], timed_out=True, stragglers=stragglers
-        )
-    tail = redactor.text(stdout + stderr)[-TAIL_CHARS:]
-    return ProcessOutcome(proc.returncode, tail, stragglers=stragglers)
+    return _outcome(proc.returncode, timed_out, stdout, stderr, redactor, stragglers)
 
 
 def _wait_contained(

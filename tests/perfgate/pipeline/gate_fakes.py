@@ -23,6 +23,7 @@ from perfgate.pipeline.context import GateSettings
 from perfgate.pipeline.discover import asv_discover
 from perfgate.pipeline.hooks import Hooks
 from perfgate.pipeline.side_run import SideRun
+from perfgate.pipeline.sim_phase import SimRunner
 
 BENCH = "suite.Kernel.time_run"
 CASES = {
@@ -155,9 +156,15 @@ def fingerprint(**changes: object) -> machine.Fingerprint:
 
 
 def hooks(
-    sides: FakeSides, out: list[str], fingerprints: Sequence[machine.Fingerprint] | None = None
+    sides: FakeSides,
+    out: list[str],
+    fingerprints: Sequence[machine.Fingerprint] | None = None,
+    sim: SimRunner | None = None,
+    valgrind: str | None = None,
 ) -> Hooks:
-    """Hooks with the fake side runner, fixed fingerprints and captured output."""
+    """Hooks with the fake side runner, fixed fingerprints and captured output; the sim
+    instrument's runner ``sim`` (default `FakeSim`) and ``valgrind``'s version (None: not
+    installed, so a configuration that leaves the instruments unset runs the wall clock)."""
     prints = list(fingerprints or [fingerprint(), fingerprint()])
 
     def next_fp(_plan: machine.PinPlan) -> machine.Fingerprint:
@@ -165,9 +172,69 @@ def hooks(
 
     return Hooks(
         side_runner=sides,
+        sim_runner=sim or FakeSim(),
+        valgrind=lambda: valgrind,
         discover=getattr(sides, "discover", asv_discover),  # plain side runners have none
         fingerprint=next_fp,
         register_machine=lambda _name: None,
         write=out.append,
         log=lambda _text: None,
     )
+
+
+SIM_BENCH = "sim_suite.SimKernel"
+SIM_FIGURES = ("track_cycles", "track_instructions", "track_l1_misses", "track_ll_misses")
+
+
+def sim_benchmarks_json(version: str = "sim-1") -> dict[str, object]:
+    """benchmarks.json of the fake sim family: one figure benchmark per event, param path."""
+    doc: dict[str, object] = {"version": 2}
+    for figure in SIM_FIGURES:
+        doc[f"{SIM_BENCH}.{figure}"] = {
+            "params": [["'numpy'", "'handwritten'", "'assembled'"], ["8"]],
+            "param_names": ["path", "n"],
+            "unit": "cycles" if figure == "track_cycles" else "events",
+            "type": "track",
+            "version": version,
+        }
+    return doc
+
+
+class FakeSim:
+    """A `SimRunner`: each run reads ``sim.json`` of its side's export,
+    ``{"path": {"cycles": c, "instructions": i, "l1": m1, "ll": m2, "jitter": j, "fail":
+    false}}`` (no file: no sim case), and records its (side, folder) runs. ``jitter`` is added
+    to the base's second count's cycles (a non-deterministic machine); ``versions`` gives
+    each run's benchmark version (a valgrind or cache change between runs)."""
+
+    def __init__(self, versions: Sequence[str] = ("sim-1", "sim-1", "sim-1")) -> None:
+        self.runs: list[list[tuple[str, str]]] = []
+        self.versions = list(versions)
+
+    def __call__(
+        self, settings: GateSettings, runs: Sequence[tuple[str, Path]], bench: Sequence[str]
+    ) -> list[SideRun]:
+        self.runs.append([(side, folder.name) for side, folder in runs])
+        return [self._one(settings, side, i, bench) for i, (side, _folder) in enumerate(runs)]
+
+    def _one(self, settings: GateSettings, side: str, index: int, bench: Sequence[str]) -> SideRun:
+        source = settings.base_source if side == "base" else settings.head_source
+        path = source / "sim.json"
+        doc = json.loads(path.read_text()) if path.exists() else {}
+        suite = parse_benchmarks(sim_benchmarks_json(self.versions[index]))
+        out: dict[CaseKey, tuple[float, ...] | None] = {}
+        names = case_names(suite)
+        for case, spec in doc.items():
+            figures = {
+                "track_cycles": float(spec["cycles"])
+                + (float(spec.get("jitter", 0.0)) if index == 2 else 0.0),
+                "track_instructions": float(spec.get("instructions", spec["cycles"])),
+                "track_l1_misses": float(spec.get("l1", 0.0)),
+                "track_ll_misses": float(spec.get("ll", 0.0)),
+            }
+            for figure, value in figures.items():
+                key = CaseKey(f"{SIM_BENCH}.{figure}", (("path", case), ("n", "8")))
+                if not any(re.search(b, names[key]) for b in bench):
+                    continue
+                out[key] = None if spec.get("fail") and side == "head" else (value,)
+        return SideRun(out, suite)

@@ -79,7 +79,9 @@ def calibrate(opts: GateOptions, count: int, hooks: Hooks) -> tuple[Path, list[C
     config = context.load_gate_config(opts, revs)
     if count < config.min_samples:
         raise UserError(f"--rounds {count}: need at least min_samples = {config.min_samples}")
-    plan, fp, settings = context.settings_on_this_machine(opts, revs, config, hooks.fingerprint)
+    plan, fp, settings = context.settings_on_this_machine(
+        opts, revs, config, hooks.fingerprint, hooks.valgrind
+    )
     try:
         return _calibrate_run(count, hooks, plan, fp, settings)
     finally:

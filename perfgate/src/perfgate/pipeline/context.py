@@ -24,7 +24,9 @@ from perfgate.formats.noise import NoiseFile
 from perfgate.history.branch import HistoryError
 from perfgate.history.noise import newest_noise
 from perfgate.model import EnvironmentCheck
+from perfgate.pipeline import instruments
 from perfgate.pipeline.partition import ShardSpec
+from perfgate.sim import callgrind, client
 
 WORK_DIR = ".perfgate"
 #: The Numba cache folder under a run's folder, when the caller names none.
@@ -79,6 +81,11 @@ class GateSettings:
     tools_cache: Mapping[str, str] = field(default_factory=dict)
     attributes: Mapping[str, str] = field(default_factory=lambda: {"rounds": "1"})
     asv_timeout_s: float = 1800.0
+    #: the instruments (`perfgate.pipeline.instruments`): ``bench`` is the wall clock's
+    #: selection (empty when it is off), ``sim_bench`` the sim instrument's (empty: off)
+    wall: bool = True
+    sim_bench: tuple[str, ...] = ()
+    instruments_note: str = ""
 
     @property
     def same_commit(self) -> bool:
@@ -203,12 +210,9 @@ def machine_id(fp: machine.Fingerprint) -> str:
 
 
 def selection(opts: GateOptions, config: GateConfig) -> tuple[str, ...]:
-    """The ``--bench`` regexes of the run: given, else the quick or the full gate's."""
-    if opts.bench:
-        return opts.bench
-    if opts.quick and config.quick_bench:
-        return config.quick_bench
-    return config.gate_bench
+    """The wall clock's ``--bench`` regexes: given, else the quick or the full gate's,
+    without the sim family (`perfgate.pipeline.instruments`)."""
+    return instruments.resolve(config, opts.bench, opts.quick, None).wall_bench
 
 
 def budget_seconds(opts: GateOptions, config: GateConfig) -> float:
@@ -230,6 +234,7 @@ def settings_on_this_machine(
     revs: Revisions,
     config: GateConfig,
     fingerprint: Callable[[machine.PinPlan], machine.Fingerprint],
+    valgrind: Callable[[], str | None] | None = None,
 ) -> tuple[machine.PinPlan, machine.Fingerprint, GateSettings]:
     """The pinning plan, the machine's fingerprint at the start (``fingerprint``: the hooks'
     seam) and the run's settings under the machine name it gives (unless ``--machine``):
@@ -237,7 +242,8 @@ def settings_on_this_machine(
     pin = pin_plan(config.pin_threads)
     fp_start = fingerprint(pin)
     machine_name = opts.machine or machine_id(fp_start)
-    return pin, fp_start, build_settings(opts, revs, config, pin, machine_name)
+    installed = (valgrind or callgrind.installed_version)()
+    return pin, fp_start, build_settings(opts, revs, config, pin, machine_name, installed)
 
 
 def build_settings(
@@ -246,8 +252,10 @@ def build_settings(
     config: GateConfig,
     plan: machine.PinPlan,
     machine_name: str,
+    valgrind: str | None = None,
 ) -> GateSettings:
-    """Export both commits and fix the selection, budget and run folder."""
+    """Export both commits and fix the instruments, their selections, the budget and the
+    run folder (``valgrind``: its installed version, None where it is not installed)."""
     repo = revs.repo
     work = opts.work_dir or repo / WORK_DIR
     base, head = revs.base, revs.head
@@ -258,6 +266,8 @@ def build_settings(
     # parity command ran in there, with the work folder persistent on the runner) is never
     # what gets measured
     exports = run_dir / "exports"
+    # an explicit `sim` without valgrind is a UserError (exit 3) naming the install command
+    chosen = instruments.resolve(config, opts.bench, opts.quick, valgrind, client.supported())
     return GateSettings(
         repo=repo,
         base=base,
@@ -268,7 +278,10 @@ def build_settings(
         asv_conf=conf,
         benchmark_dir=asv_conf.benchmark_dir(conf, repo),
         machine=machine_name,
-        bench=selection(opts, config),
+        bench=chosen.wall_bench,
+        wall=chosen.wall,
+        sim_bench=chosen.sim_bench,
+        instruments_note=chosen.note,
         run_dir=run_dir,
         budget_s=budget_seconds(opts, config),
         env={**plan.env, **suite_grid_env(plan, opts.quick)},

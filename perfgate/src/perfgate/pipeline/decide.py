@@ -50,6 +50,9 @@ def _row_finding(
     """
     label = row.key.label()
     v = row.verdict
+    if v is CaseVerdict.REGRESSED and row.instrument == "sim":
+        text = f"{what} {label}: simulated cycles ratio {row.ratio:.4f} ({row.note})"
+        return GateVerdict.REGRESSION, text
     if v is CaseVerdict.REGRESSED:
         ci = f"{row.ci_low:.3f}–{row.ci_high:.3f}"
         return GateVerdict.REGRESSION, f"{what} {label}: ratio {row.ratio:.3f} (CI {ci})"

@@ -27,7 +27,7 @@ from perfgate.model import (
     ParityResult,
     ParityStatus,
 )
-from perfgate.pipeline import context, decide, measure, parity, publish, render
+from perfgate.pipeline import context, decide, measure, parity, publish, render, sim_phase
 from perfgate.pipeline.compare.analysis import Analysis, analyse
 from perfgate.pipeline.context import GateOptions, GateSettings
 from perfgate.pipeline.hooks import Hooks
@@ -76,7 +76,9 @@ def _gate(opts: GateOptions, hooks: Hooks) -> render.Report:
     revs = context.resolve_revisions(opts)
     given = parity.given_result(opts.parity_result, revs.head) if opts.parity_result else None
     config = context.load_gate_config(opts, revs)
-    plan, fp_start, s = context.settings_on_this_machine(opts, revs, config, hooks.fingerprint)
+    plan, fp_start, s = context.settings_on_this_machine(
+        opts, revs, config, hooks.fingerprint, hooks.valgrind
+    )
     try:
         return _gate_run(opts, hooks, (plan, fp_start), s, (revs.note(opts.base), given), started)
     finally:
@@ -119,12 +121,20 @@ def _gate_run(
         found, machine_name, fp_start.to_dict(), config.min_samples
     )
     floors = noise.floors() if noise is not None else {}
+    sim = (
+        sim_phase.run_sim_phase(s, s.sim_bench, hooks.log, hooks.sim_runner)
+        if s.sim_bench
+        else None
+    )
     measurer = measure.Measurer(s, fp_start.to_dict(), hooks.side_runner)
-    measured = measure.measure(measurer, floors, hooks.log)
+    measured = (
+        measure.measure(measurer, floors, hooks.log) if s.wall else measure.nothing_measured()
+    )
     parity_time = (parity_result.command, parity_s)
     _write_timeline(s, measurer, parity_time, measurer.started - started - (parity_s or 0.0))
     fp_end = hooks.fingerprint(plan)
-    analysis = analyse(measured, config, floors)
+    sides = (sim.base, sim.head, sim.base_again) if sim is not None else None
+    analysis = analyse(measured, config, floors, sides)
     environment = EnvironmentCheck(
         context.comparable_fingerprint(fp_start),
         context.comparable_fingerprint(fp_end),
@@ -156,7 +166,8 @@ def _notes(
     pin += f", prefix {shlex.join(plan.prefix) or '(none)'}"
     samples = "samples: " + ", ".join(str(p) for p in measured.sample_files)
     env_note = "environment: fingerprint at the start (base column) and end (head column)"
-    return (f"configuration: {s.config.source}", rounds, floors, pin, samples, env_note)
+    notes = (f"configuration: {s.config.source}", rounds, floors, pin, samples, env_note)
+    return (*notes, s.instruments_note) if s.instruments_note else notes
 
 
 def _write_timeline(

@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 
 from perfgate import asv_runner, machine
 from perfgate.pipeline.discover import Discoverer, asv_discover
-from perfgate.pipeline.side_run import SideRunner, asv_side
+from perfgate.pipeline.side_run import SideRunner, asv_side, run_sides_together
+from perfgate.pipeline.sim_phase import SimRunner
+from perfgate.sim import callgrind
 
 
 @dataclass(frozen=True)
@@ -19,6 +21,10 @@ class Hooks:
     """The I/O seams tests replace: asv side runner, fingerprint, asv machine, output."""
 
     side_runner: SideRunner = asv_side
+    #: the sim instrument's runs, all at once (`perfgate.pipeline.sim_phase`)
+    sim_runner: SimRunner = run_sides_together
+    #: valgrind's installed version, None where it is not installed (which instruments run)
+    valgrind: Callable[[], str | None] = callgrind.installed_version
     discover: Discoverer = asv_discover
     fingerprint: Callable[[machine.PinPlan], machine.Fingerprint] = field(
         default=lambda plan: machine.collect_fingerprint(plan=plan, window=0.5)

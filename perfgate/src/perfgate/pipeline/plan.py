@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from perfgate.config import GateConfig
 from perfgate.formats.timeline import Timeline
 from perfgate.model import CaseComparison, CaseKey, natural_key
+from perfgate.pipeline import instruments
 from perfgate.verdict import CaseVerdict
 
 #: Seconds one round of one case takes on both sides when no run measured it yet, by the
@@ -270,10 +271,15 @@ def detect_target(row: CaseComparison, config: GateConfig) -> float:
 def blind_spots(rows: Sequence[CaseComparison], config: GateConfig) -> list[CaseComparison]:
     """Blocking rows, compared and not found slower, whose detectable slowdown is unknown
     (too few rounds for a CI) or above their target. Failed, new and removed rows are
-    decided by their own findings."""
+    decided by their own findings. A wall-clock case whose single-thread work the sim
+    instrument compared (`instruments.coverage`) is not blind: a slowdown of it shows there,
+    to within the sim threshold."""
+    covered = instruments.coverage(rows, config)
     out = []
     for row in rows:
         if not row.blocking or row.verdict not in _UNSEEN:
+            continue
+        if instruments.covering(row, covered, config) is not None:
             continue
         seen = detectable_slowdown(row)
         if seen is None or seen > detect_target(row, config) + 1e-12:
@@ -305,22 +311,33 @@ class Visibility:
     detectable: float | None
     target: float
     blind: bool
+    #: the sim row that compared this wall case's single-thread work (None: none did)
+    covered_by: CaseComparison | None = None
 
     def to_json(self) -> dict[str, object]:
         """One entry of ``verdict.json``'s ``visibility`` list."""
         return {
             "case": self.row.key.label(),
+            "instrument": self.row.instrument,
             "detectable_slowdown": self.detectable,
             "target": self.target,
             "blind_spot": self.blind,
+            "covered_by": self.covered_by.key.label() if self.covered_by else None,
         }
 
 
 def visibility(rows: Sequence[CaseComparison], config: GateConfig) -> list[Visibility]:
     """Every blocking row with what the run could see of it (report order kept)."""
     blind = {id(r) for r in blind_spots(rows, config)}
+    covered = instruments.coverage(rows, config)
     return [
-        Visibility(r, detectable_slowdown(r), detect_target(r, config), id(r) in blind)
+        Visibility(
+            r,
+            detectable_slowdown(r),
+            detect_target(r, config),
+            id(r) in blind,
+            instruments.covering(r, covered, config),
+        )
         for r in rows
         if r.blocking
     ]

@@ -113,7 +113,9 @@ def discover_cases(opts: GateOptions, revs: Revisions, config: GateConfig) -> di
     folder of their own and asv's ``just-discover`` under the run's grid; the folder is
     removed afterwards (nothing was measured)."""
     hooks = Hooks()
-    _pin, _fingerprint, s = context.settings_on_this_machine(opts, revs, config, hooks.fingerprint)
+    _pin, _fingerprint, s = context.settings_on_this_machine(
+        opts, revs, config, hooks.fingerprint, hooks.valgrind
+    )
     try:
         return discovered_names(s, hooks.discover)
     finally:

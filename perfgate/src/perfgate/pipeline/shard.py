@@ -87,7 +87,9 @@ def _shard(opts: GateOptions, spec: partition.ShardSpec, hooks: Hooks) -> int:
     revs = context.resolve_revisions(opts)
     given = parity.given_result(opts.parity_result, revs.head) if opts.parity_result else None
     config = context.load_gate_config(opts, revs)
-    pin, fp_start, s = context.settings_on_this_machine(opts, revs, config, hooks.fingerprint)
+    pin, fp_start, s = context.settings_on_this_machine(
+        opts, revs, config, hooks.fingerprint, hooks.valgrind
+    )
     try:
         return _measure_shard(opts, spec, hooks, s, (fp_start.to_dict(), pin), given)
     finally:

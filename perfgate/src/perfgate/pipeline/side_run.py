@@ -24,6 +24,14 @@ class GateError(UserError):
     """The gate could not gather the data it needs (asv, git, parity could not run): exit 3."""
 
 
+class NothingSelected(GateError):
+    """asv found no benchmark for the run's ``--bench`` regexes (it says so and exits 1)."""
+
+
+#: what asv 0.6 prints when the ``--bench`` regexes select nothing
+NO_SELECTION = "No benchmarks selected"
+
+
 @dataclass(frozen=True)
 class SideRun:
     """One side of one round: the samples of the cases that ran (failed -> None), and the
@@ -57,12 +65,49 @@ def run_side_asv(
     """One asv run of ``side`` (its export, the run's machine, pinning prefix, environment,
     kernel cache and time-out) into ``folder``, asv's output tail saved beside its results;
     (the side's commit, asv's outcome). Measuring rounds and suite discovery both use it."""
+    inv = side_invocation(settings, side, folder, bench, attributes)
+    outcome = asv_runner.run_asv(inv, os.environ)
+    (folder / "asv-output.txt").write_text(outcome.tail)
+    return inv.sha, outcome
+
+
+def run_sides_together(
+    settings: GateSettings, runs: Sequence[tuple[str, Path]], bench: Sequence[str]
+) -> list[SideRun]:
+    """Several asv runs at once, one per (side, folder) of ``runs``, read as `asv_side`
+    reads one (for measurements that do not depend on what else runs: the sim instrument)."""
+    invs = [
+        side_invocation(settings, side, folder, bench, settings.attributes)
+        for side, folder in runs
+    ]
+    outcomes = asv_runner.run_asv_together(invs, os.environ)
+    out = []
+    for (side, folder), inv, outcome in zip(runs, invs, outcomes, strict=True):
+        (folder / "asv-output.txt").write_text(outcome.tail)
+        if outcome.timed_out:
+            raise GateError(
+                f"asv for {side} {inv.sha[:12]} timed out after {settings.asv_timeout_s}s"
+            )
+        if outcome.returncode != 0 and NO_SELECTION in outcome.tail:
+            raise NothingSelected(f"asv selected no benchmark of {side} for {list(bench)}")
+        out.append(read_side(folder, settings.machine, inv.sha, outcome))
+    return out
+
+
+def side_invocation(
+    settings: GateSettings,
+    side: str,
+    folder: Path,
+    bench: Sequence[str],
+    attributes: Mapping[str, str] | None = None,
+) -> asv_runner.AsvInvocation:
+    """The asv invocation of one run of ``side`` into ``folder`` (its config written there)."""
     sha = settings.base if side == "base" else settings.head
     source = settings.base_source if side == "base" else settings.head_source
     config = asv_conf.write_round_config(
         settings.asv_conf, folder, settings.benchmark_dir, settings.repo
     )
-    inv = asv_runner.AsvInvocation(
+    return asv_runner.AsvInvocation(
         config=config,
         sha=sha,
         source=source,
@@ -74,9 +119,6 @@ def run_side_asv(
         env={**settings.kernel_cache, **settings.env},
         timeout_s=settings.asv_timeout_s,
     )
-    outcome = asv_runner.run_asv(inv, os.environ)
-    (folder / "asv-output.txt").write_text(outcome.tail)
-    return sha, outcome
 
 
 def read_side(round_dir: Path, machine_name: str, sha: str, outcome: ProcessOutcome) -> SideRun:

@@ -8,11 +8,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from perfgate.config import GateConfig
-from perfgate.model import CaseComparison, CaseKey, Measured, VariantComparison
+from perfgate.model import CaseComparison, CaseKey, Measured, Measurement, VariantComparison
 from perfgate.pipeline.compare.compile_times import CompileRow, compile_times
 from perfgate.pipeline.compare.efficiency import compare_efficiency
 from perfgate.pipeline.compare.runs import compare_runs, compare_variants
 from perfgate.pipeline.compare.scaling import ScalingRow, scaling_rows
+from perfgate.pipeline.compare.sim import compare_sim
+
+#: The sim instrument's (base, head, base counted again) measurements.
+SimSides = tuple[
+    Mapping[CaseKey, Measurement], Mapping[CaseKey, Measurement], Mapping[CaseKey, Measurement]
+]
 
 
 @dataclass(frozen=True)
@@ -26,8 +32,14 @@ class Analysis:
     compile_rows: list[CompileRow]
 
 
-def analyse(measured: Measured, config: GateConfig, floors: Mapping[CaseKey, float]) -> Analysis:
-    """Head vs base (with confirmation; time cases, then parallel efficiency cases), variant
+def analyse(
+    measured: Measured,
+    config: GateConfig,
+    floors: Mapping[CaseKey, float],
+    sim: SimSides | None = None,
+) -> Analysis:
+    """Head vs base (with confirmation; time cases, then parallel efficiency cases, then
+    the sim instrument's cases from ``sim``: base, head, the base's second count), variant
     vs baseline at head, thread scaling."""
     rows = compare_runs(
         measured.base, measured.head, config, noise_floors=floors, confirmation=measured.confirm
@@ -35,6 +47,8 @@ def analyse(measured: Measured, config: GateConfig, floors: Mapping[CaseKey, flo
     rows += compare_efficiency(
         measured.base, measured.head, config, rows, confirmation=measured.confirm
     )
+    if sim is not None:
+        rows += compare_sim(*sim, config)
     confirm_sides = None
     if measured.confirm_base_variants is not None and measured.confirm_head_variants is not None:
         confirm_sides = (measured.confirm_base_variants, measured.confirm_head_variants)

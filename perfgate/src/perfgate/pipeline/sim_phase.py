@@ -1,0 +1,89 @@
+"""The sim phase of a gate run: the simulated instrument's asv runs, all at once.
+
+Three asv runs of the sim family: the base, the head and the base again, each one process of
+its own. They run at the same time (callgrind's counts do not depend on what else runs, so
+the machine's cores serve them all), before the wall-clock rounds (which must run alone).
+The base's second run is the determinism check of every case (`compare.sim`). The folders
+have names of one length, so the measured processes' environments differ in nothing but the
+commit's export.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from perfgate.formats.benchmarks_json import benchmark_units
+from perfgate.model import CaseKey, Measurement
+from perfgate.pipeline.context import GateSettings
+from perfgate.pipeline.side_run import NothingSelected, SideRun, run_sides_together
+
+#: (side, folder) of the three runs; the folder names have one length on purpose
+RUNS = (("base", "sim-base-1"), ("head", "sim-head-1"), ("base", "sim-base-2"))
+
+SimRunner = Callable[[GateSettings, Sequence[tuple[str, Path]], Sequence[str]], list[SideRun]]
+"""(settings, [(side, folder), ...], --bench regexes) -> one `SideRun` per run, in order."""
+
+
+@dataclass(frozen=True)
+class SimMeasured:
+    """The sim family's measurements: base, head, the base's second count, and the phase's
+    wall seconds (for the run's timeline)."""
+
+    base: dict[CaseKey, Measurement]
+    head: dict[CaseKey, Measurement]
+    base_again: dict[CaseKey, Measurement]
+    seconds: float
+
+
+def sim_env(settings: GateSettings, bench: Sequence[str]) -> dict[str, str]:
+    """What the sim suites read: the run's ``--bench`` regexes (the harness measures only the
+    cases they select) and the JIT target mode (`perfgate.sim.target`)."""
+    return {
+        "PERFGATE_BENCH": json.dumps(list(bench)),
+        "PERFGATE_SIM_TARGET": settings.config.sim.target,
+    }
+
+
+def measurements(run: SideRun) -> dict[CaseKey, Measurement]:
+    """One run's cases as measurements (a failed case has no value), in their units and
+    with their asv versions: a sim benchmark's version digests valgrind, the simulated caches
+    and the measuring code (`perfgate.sim.suite.sim_version`), so runs under different ones
+    are not comparable."""
+    units = benchmark_units(run.suite)
+    out = {}
+    for key, samples in run.samples.items():
+        unit = units.get(key.benchmark, "cycles")
+        info = run.suite.get(key.benchmark)
+        version = info.version if info is not None else None
+        values = tuple(samples or ())
+        out[key] = Measurement(key, values, failed=samples is None, version=version, unit=unit)
+    return out
+
+
+def run_sim_phase(
+    settings: GateSettings,
+    bench: Sequence[str],
+    log: Callable[[str], None],
+    runner: SimRunner = run_sides_together,
+) -> SimMeasured:
+    """The three runs of the sim family selected by ``bench`` (see the module)."""
+    s = replace(settings, env={**settings.env, **sim_env(settings, bench)})
+    runs = [(side, settings.run_dir / folder) for side, folder in RUNS]
+    started = time.monotonic()
+    log("sim: counting the base twice and the head once under callgrind, all at once")
+    try:
+        base, head, again = (measurements(r) for r in runner(s, runs, bench))
+    except NothingSelected:
+        log(f"sim: the suite has no benchmark for {list(bench)}; nothing to count")
+        return SimMeasured({}, {}, {}, time.monotonic() - started)
+    seconds = time.monotonic() - started
+    log(f"sim: {_count(head)} case figure(s) measured ({seconds:.0f}s)")
+    return SimMeasured(base, head, again, seconds)
+
+
+def _count(side: Mapping[CaseKey, Measurement]) -> int:
+    return sum(1 for m in side.values() if not m.failed)

@@ -1,0 +1,102 @@
+"""The measured process: ``python -m perfgate.sim.child SPEC.json``.
+
+It builds each case of the spec with the suite class's ``sim_case`` (uninstrumented: imports,
+compiles, cache loads and inputs are never counted), then per case switches callgrind's
+instrumentation on, runs the warm-up calls (the simulated caches fill as they would in a
+loop), zeroes the counts, runs the measured calls, dumps the counts under the case's id and
+switches instrumentation off. Natively (the harness's first pass) the same code runs with
+every client request a no-op. Each case's outcome (ok, skipped, failed) goes to the status
+file named in the spec; the counts are read from callgrind's dump files by the harness.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import os
+import sys
+import traceback
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from perfgate.sim import client
+
+
+def import_suite(root_name: str, root_path: str, module: str) -> ModuleType:
+    """The suite's module, importing its benchmark folder as package ``root_name`` (as asv
+    does: the folder need not be on ``sys.path``)."""
+    if root_name not in sys.modules:
+        init = Path(root_path, "__init__.py")
+        if init.is_file():
+            spec = importlib.util.spec_from_file_location(
+                root_name, init, submodule_search_locations=[root_path]
+            )
+            assert spec is not None and spec.loader is not None
+            package = importlib.util.module_from_spec(spec)
+            sys.modules[root_name] = package
+            spec.loader.exec_module(package)
+        else:
+            package = ModuleType(root_name)
+            package.__path__ = [root_path]
+            sys.modules[root_name] = package
+    return importlib.import_module(module)
+
+
+def dump_name(case: str, call: int) -> str:
+    """The dump of measured call ``call`` of ``case``."""
+    return f"{case}.{call}"
+
+
+def measure_case(call: Callable[[], object], warmup: int, calls: int, name: str) -> None:
+    """One case under instrumentation: warm-up calls, zero, then each measured call dumped
+    on its own (`dump_name`; a dump also zeroes the counts)."""
+    dumps = [client.prepared_dump(dump_name(name, i)) for i in range(calls)]
+    client.start_instrumentation()
+    try:
+        for _ in range(warmup):
+            call()
+        client.zero_stats()
+        for dump in dumps:
+            call()
+            dump()
+    finally:
+        client.stop_instrumentation()
+
+
+def run_case(
+    factory: Callable[..., Callable[[], object]], case: Mapping[str, Any], spec: Mapping[str, Any]
+) -> dict[str, str]:
+    """Build and measure one case; its outcome (a skip is a NotImplementedError, as in asv)."""
+    try:
+        call = factory(*case["params"])
+    except NotImplementedError as exc:
+        return {"state": "skipped", "message": str(exc)}
+    except Exception:  # recorded as this case's failure; the others still run
+        return {"state": "failed", "message": traceback.format_exc()[-2000:]}
+    try:
+        measure_case(call, int(spec["warmup"]), int(spec["calls"]), case["id"])
+    except Exception:
+        return {"state": "failed", "message": traceback.format_exc()[-2000:]}
+    return {"state": "ok", "message": ""}
+
+
+def main(argv: list[str]) -> int:
+    """Measure the cases of the spec file ``argv[0]``; 0 when the status file was written."""
+    spec = json.loads(Path(argv[0]).read_text())
+    module = import_suite(spec["root_name"], spec["root_path"], spec["module"])
+    factory = getattr(module, spec["class"]).sim_case
+    status: dict[str, Any] = {"on_valgrind": client.running_on_valgrind(), "cases": {}}
+    for case in spec["cases"]:
+        status["cases"][case["id"]] = run_case(factory, case, spec)
+    out = Path(spec["status"])
+    tmp = out.with_name(out.name + f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps(status))
+    os.replace(tmp, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,170 @@
+"""Run a sim suite's cases: once natively, then once under callgrind; counts per case.
+
+The native pass builds and calls every case with the client requests as no-ops: it fills the
+JIT's on-disk cache for the target the simulated pass uses (nothing then compiles under
+valgrind, where a compile takes minutes) and reports broken cases in seconds. The simulated
+pass is one valgrind process for all the cases, which pays valgrind's start-up (~8 s of
+imports under the simulator here) once, not once per case.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from perfgate.errors import UserError
+from perfgate.sim import callgrind, child, target
+from perfgate.sim.cost import Events
+
+#: the measured process is single-threaded: valgrind serializes threads anyway, and a pool's
+#: spinning workers would be counted
+SINGLE_THREAD_ENV = {
+    "NUMBA_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+}
+
+
+class SimRunError(UserError):
+    """The simulated pass could not run or left no usable counts."""
+
+
+@dataclass(frozen=True)
+class SimCase:
+    """One case: an id safe for callgrind's dump names and the suite's parameters."""
+
+    id: str
+    params: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class SimSpec:
+    """What the measured process builds: the suite's class and the cases, in order."""
+
+    root_name: str
+    root_path: str
+    module: str
+    class_name: str
+    cases: tuple[SimCase, ...]
+    #: one weight per measured call (the figures are their weighted mean per call)
+    weights: tuple[int, ...] = (1, 1, 1, 1)
+    warmup: int = 1
+
+
+@dataclass(frozen=True)
+class SimOutcome:
+    """Per case id: its counts (ok), or why it has none (skipped / failed, with a message);
+    and the fingerprint the counts were taken under."""
+
+    events: Mapping[str, tuple[Events, ...]]
+    skipped: Mapping[str, str]
+    failed: Mapping[str, str]
+    fingerprint: Mapping[str, str] = field(default_factory=dict)
+
+
+def child_environment(env: Mapping[str, str]) -> dict[str, str]:
+    """The measured process's environment: the caller's without asv's own variables (they
+    name the round's folders, whose lengths differ between sides and would shift the stack),
+    plus the settings that make a count repeatable."""
+    kept = {k: v for k, v in env.items() if not k.startswith("ASV")}
+    return {**kept, **callgrind.DETERMINISTIC_ENV}
+
+
+def _spec_document(spec: SimSpec, status: Path) -> dict[str, Any]:
+    return {
+        "root_name": spec.root_name,
+        "root_path": spec.root_path,
+        "module": spec.module,
+        "class": spec.class_name,
+        "cases": [{"id": c.id, "params": list(c.params)} for c in spec.cases],
+        "calls": len(spec.weights),
+        "warmup": spec.warmup,
+        "status": str(status),
+    }
+
+
+def _run(argv: Sequence[str], env: Mapping[str, str], timeout_s: float, what: str) -> str:
+    """Run one pass; its output tail (an error names the pass and shows the tail)."""
+    try:
+        done = subprocess.run(
+            list(argv), env=dict(env), capture_output=True, text=True, timeout=timeout_s
+        )
+    except subprocess.TimeoutExpired:
+        raise SimRunError(f"sim: the {what} pass timed out after {timeout_s:.0f}s") from None
+    except OSError as exc:
+        raise SimRunError(f"sim: the {what} pass could not start: {exc}") from None
+    tail = (done.stdout + done.stderr)[-3000:]
+    if done.returncode != 0:
+        raise SimRunError(f"sim: the {what} pass exited {done.returncode}:\n{tail}")
+    return tail
+
+
+def _status(path: Path, what: str, tail: str) -> dict[str, Any]:
+    try:
+        status: dict[str, Any] = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise SimRunError(f"sim: the {what} pass left no status ({exc}):\n{tail}") from None
+    return status
+
+
+def measure(
+    spec: SimSpec,
+    env: Mapping[str, str] | None = None,
+    target_mode: str = "auto",
+    timeout_s: float = 3600.0,
+    python: str = sys.executable,
+) -> SimOutcome:
+    """The counts of every case of ``spec`` (see the module); `ValgrindMissing` when
+    valgrind is not installed, `SimRunError` when a pass fails as a whole."""
+    version = callgrind.valgrind_version()
+    base_env = dict(os.environ if env is None else env)
+    jit = target.resolve(target_mode, python, base_env)
+    child_env = {**child_environment(base_env), **SINGLE_THREAD_ENV, **jit}
+    with tempfile.TemporaryDirectory(prefix="perfgate-sim-") as tmp:
+        work = Path(tmp)
+        argv = [python, "-m", "perfgate.sim.child", str(work / "spec.json")]
+        (work / "spec.json").write_text(json.dumps(_spec_document(spec, work / "status.json")))
+        tail = _run(argv, child_env, timeout_s, "native")
+        native = _status(work / "status.json", "native", tail)
+        (work / "status.json").unlink()
+        if native.get("on_valgrind"):
+            raise SimRunError("sim: the native pass says it runs under valgrind")
+        tail = _run(callgrind.command(work, argv), child_env, timeout_s, "simulated")
+        simulated = _status(work / "status.json", "simulated", tail)
+        if not simulated.get("on_valgrind"):
+            raise SimRunError(f"sim: the simulated pass did not run under valgrind:\n{tail}")
+        names = [child.dump_name(c.id, i) for c in spec.cases for i in range(len(spec.weights))]
+        dumps = callgrind.read_dumps(work, names)
+    return _outcome(spec, simulated["cases"], dumps, callgrind.fingerprint(version, jit))
+
+
+def _outcome(
+    spec: SimSpec,
+    states: Mapping[str, Mapping[str, str]],
+    dumps: Mapping[str, Events],
+    fingerprint: Mapping[str, str],
+) -> SimOutcome:
+    events: dict[str, tuple[Events, ...]] = {}
+    skipped: dict[str, str] = {}
+    failed: dict[str, str] = {}
+    for case in spec.cases:
+        state = states.get(case.id, {"state": "failed", "message": "no status"})
+        if state["state"] == "skipped":
+            skipped[case.id] = state["message"]
+        elif state["state"] != "ok":
+            failed[case.id] = state["message"]
+        else:
+            names = [child.dump_name(case.id, i) for i in range(len(spec.weights))]
+            if all(n in dumps for n in names):
+                events[case.id] = tuple(dumps[n] for n in names)
+            else:
+                failed[case.id] = "callgrind wrote no counts for this case"
+    return SimOutcome(events, skipped, failed, fingerprint)

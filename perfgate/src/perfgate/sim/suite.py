@@ -1,0 +1,185 @@
+"""An asv base class for simulated benchmarks: their figures are ordinary asv results.
+
+A project writes one subclass per family (see ``benchmarks/sim_hot_slice.py``)::
+
+    class SimHotSlice(SimBenchmark):
+        params = (TASKS, PATHS, NUM_ENVS)
+        param_names = ("task", "path", "num_envs")
+
+        def setup_cache(self):          # asv keys the cache by where it is defined
+            return self.measure_cases()
+
+        @staticmethod
+        def sim_case(task, path, num_envs):
+            case = build(task, path, num_envs)     # never counted
+            return case.call                       # one call, as timed by the wall clock
+
+``setup_cache`` runs the harness once per asv run (one native pass, one valgrind process for
+every selected case); the ``track_*`` benchmarks then read their case's figure per call:
+``track_cycles`` (the cost model's estimate, which the gate decides on) and the events behind
+it, ``track_instructions``, ``track_l1_misses`` and ``track_ll_misses``. A case the suite
+skips (NotImplementedError) is skipped, a case that fails is a failure, as in any asv
+benchmark; valgrind missing fails every case with the install command (never a silent skip).
+
+The gate passes the ``--bench`` regexes of an asv run in ``PERFGATE_BENCH`` (a JSON list), so
+the harness measures only the cases that run selects, and the JIT target mode in
+``PERFGATE_SIM_TARGET``. The benchmarks' asv ``version`` digests this package's measuring
+code, the cost model, the simulated caches, valgrind's version and the target mode: figures
+taken under different ones are never compared (asv and perfgate treat a version change as
+"not comparable").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import re
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from perfgate.errors import UserError
+from perfgate.sim import callgrind, cost, harness
+from perfgate.sim.figures import FIGURES
+
+_MEASURING = ("client", "callgrind", "cost", "child", "figures", "harness", "target")
+
+
+def selected(names: Sequence[str], environ: Mapping[str, str]) -> bool:
+    """True when asv's ``--bench`` regexes of this run (``PERFGATE_BENCH``) select any of
+    ``names`` (``benchmark(param, ...)`` as asv matches them); no variable: everything."""
+    text = environ.get("PERFGATE_BENCH")
+    if not text:
+        return True
+    try:
+        regexes = json.loads(text)
+    except ValueError:
+        raise UserError(f"PERFGATE_BENCH: expected a JSON list of regexes, got {text!r}") from None
+    return any(re.search(r, n) for r in regexes for n in names)
+
+
+def sim_version(target_mode: str, valgrind: str) -> str:
+    """The asv version of every sim benchmark: what must be equal for two figures to be
+    compared (measuring code, cost model, simulated caches, valgrind, JIT target mode)."""
+    digest = hashlib.sha256()
+    here = Path(__file__).parent
+    for name in _MEASURING:
+        digest.update((here / f"{name}.py").read_bytes())
+    fields = [cost.MODEL, callgrind.cache_text(), f"valgrind {valgrind}", f"target {target_mode}"]
+    digest.update("\n".join(fields).encode())
+    return f"sim-{digest.hexdigest()[:16]}"
+
+
+def _installed_valgrind() -> str:
+    try:
+        return callgrind.valgrind_version()
+    except UserError:
+        return "missing"
+
+
+class SimBenchmark:
+    """Base of a simulated family: subclasses set ``params``/``param_names``, define
+    ``setup_cache`` (``return self.measure_cases()``) and a static ``sim_case``."""
+
+    params: ClassVar[Any] = ()
+    param_names: ClassVar[Sequence[str]] = ()
+    #: one weight per measured call of a case (the figures are their weighted mean per call,
+    #: e.g. (1, 3) for a logging step and a plain step of a loop that logs every 4th step),
+    #: and the warm-up calls before them (instrumented, not counted: they fill the caches)
+    sim_weights: ClassVar[tuple[int, ...]] = (1, 1, 1, 1)
+    sim_warmup: ClassVar[int] = 1
+    timeout: ClassVar[float] = 3600.0
+    target_mode: ClassVar[str] = os.environ.get("PERFGATE_SIM_TARGET", "auto")
+    version: ClassVar[str] = sim_version(target_mode, _installed_valgrind())
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "setup_cache" not in cls.__dict__:
+            raise TypeError(
+                f"{cls.__name__}: define setup_cache (return self.measure_cases()) in the "
+                "class itself: asv shares one setup_cache per place it is defined"
+            )
+
+    @staticmethod
+    def sim_case(*params: Any) -> Callable[[], object]:
+        """Build one case (never counted) and return one call of it."""
+        raise NotImplementedError("a SimBenchmark subclass defines sim_case")
+
+    def _combinations(self) -> list[tuple[Any, ...]]:
+        if not self.params:
+            return [()]
+        grids = self.params if isinstance(self.params[0], list | tuple) else [self.params]
+        return list(itertools.product(*grids))
+
+    def _asv_names(self, combo: tuple[Any, ...]) -> list[str]:
+        cls = type(self)
+        prefix = ".".join([*cls.__module__.split(".")[1:], cls.__name__])
+        args = ", ".join(repr(p) for p in combo)
+        return [f"{prefix}.{name}({args})" if combo else f"{prefix}.{name}" for name in FIGURES]
+
+    def measure_cases(self) -> dict[tuple[Any, ...], dict[str, Any]]:
+        """Measure every selected case in one harness run: per parameter combination its
+        figures per call, or ``{"skip": why}`` / ``{"error": why}``."""
+        cls = type(self)
+        combos = [c for c in self._combinations() if selected(self._asv_names(c), os.environ)]
+        cases = tuple(harness.SimCase(f"case{i:04d}", c) for i, c in enumerate(combos))
+        root_name = cls.__module__.split(".")[0]
+        root_path = next(iter(sys.modules[root_name].__path__))  # asv's benchmark folder
+        spec = harness.SimSpec(
+            root_name,
+            root_path,
+            cls.__module__,
+            cls.__name__,
+            cases,
+            tuple(cls.sim_weights),
+            cls.sim_warmup,
+        )
+        outcome = harness.measure(spec, target_mode=cls.target_mode, timeout_s=cls.timeout)
+        out: dict[tuple[Any, ...], dict[str, Any]] = {}
+        for case in cases:
+            if case.id in outcome.events:
+                out[case.params] = cost.per_call(outcome.events[case.id], cls.sim_weights)
+            elif case.id in outcome.skipped:
+                out[case.params] = {"skip": outcome.skipped[case.id]}
+            else:
+                out[case.params] = {"error": outcome.failed.get(case.id, "not measured")}
+        return out
+
+    def _figure(
+        self,
+        cache: Mapping[tuple[Any, ...], Mapping[str, Any]],
+        params: tuple[Any, ...],
+        benchmark: str,
+    ) -> float:
+        entry = cache.get(tuple(params))
+        if entry is None:
+            raise NotImplementedError("not selected for this run (PERFGATE_BENCH)")
+        if "skip" in entry:
+            raise NotImplementedError(entry["skip"])
+        if "error" in entry:
+            raise RuntimeError(f"sim case failed:\n{entry['error']}")
+        return float(entry[FIGURES[benchmark][0]])
+
+    def track_cycles(self, cache: Any, *params: Any) -> float:
+        """Estimated cycles per call (the cost model of `perfgate.sim.cost`)."""
+        return self._figure(cache, params, "track_cycles")
+
+    def track_instructions(self, cache: Any, *params: Any) -> float:
+        """Instructions executed per call."""
+        return self._figure(cache, params, "track_instructions")
+
+    def track_l1_misses(self, cache: Any, *params: Any) -> float:
+        """First-level cache misses per call (instruction and data)."""
+        return self._figure(cache, params, "track_l1_misses")
+
+    def track_ll_misses(self, cache: Any, *params: Any) -> float:
+        """Last-level cache misses per call (instruction and data)."""
+        return self._figure(cache, params, "track_ll_misses")
+
+    track_cycles.unit = "cycles"  # type: ignore[attr-defined]
+    track_instructions.unit = "instructions"  # type: ignore[attr-defined]
+    track_l1_misses.unit = "misses"  # type: ignore[attr-defined]
+    track_ll_misses.unit = "misses"  # type: ignore[attr-defined]

@@ -1,0 +1,36 @@
+"""benchmarks/sim_hot_slice.py: the simulated hot slice, counted as a training loop runs it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks import sim_hot_slice
+from termplan.tasks.base import LOG_EVERY
+
+
+def test_the_measured_steps_stand_for_one_logging_period() -> None:
+    """Warm-up at step 3, then steps 4 (logging), 5 and 6 weighted 1:1:2: the weights add up
+    to one logging period of termplan's loop, whose first step logs."""
+    weights = sim_hot_slice.SimHotSlice.sim_weights
+    assert sum(weights) == LOG_EVERY and len(weights) == 3
+    assert (sim_hot_slice.FIRST_STEP + 1) % LOG_EVERY == 0
+
+
+@pytest.mark.subprocess
+def test_one_case_under_callgrind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The NumPy path at N=2048 (no kernel to compile), counted twice in two processes:
+    identical instructions, cycles within 0.01%, cycles above instructions, misses counted."""
+    monkeypatch.setenv(
+        "PERFGATE_BENCH", json.dumps([r"\('g1_walk', 'sac_default', 'numpy', 2048\)"])
+    )
+    first = sim_hot_slice.SimHotSlice().measure_cases()
+    second = sim_hot_slice.SimHotSlice().measure_cases()
+    assert list(first) == [("g1_walk", "sac_default", "numpy", 2048)]
+    (figures,) = first.values()
+    (again,) = second.values()
+    assert figures["instructions"] == again["instructions"]
+    assert figures["cycles"] == pytest.approx(again["cycles"], rel=1e-4)
+    assert figures["cycles"] > figures["instructions"] > 1e6
+    assert figures["l1_misses"] > figures["ll_misses"] > 0

@@ -1,0 +1,138 @@
+"""perfgate.pipeline.compare.sim: a sim case decided from one count per side."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from perfgate.config import parse_config
+from perfgate.model import CaseComparison, CaseKey, Measurement, Reason
+from perfgate.pipeline.compare.sim import compare_sim, moved
+from perfgate.pipeline.instruments import coverage, covering, wall_twin
+from perfgate.sim.cost import Shift
+from perfgate.verdict import CaseVerdict
+
+FAMILY = "sim_hot.SimHot"
+CONFIG = parse_config(
+    {
+        "blocking": ["^sim_hot\\."],
+        "sim": {"bench": ["^sim_hot\\."], "wall": "hot.Hot.time_compute", "tolerance": 0.001},
+        "scaling": {"thread_param": "threads"},
+    }
+)
+PARAMS = (("task", "g1"), ("path", "assembled"))
+
+
+def _side(cycles: float | None, instructions: float = 0.0, l1: float = 0.0, ll: float = 0.0,
+          version: str = "sim-1") -> dict[CaseKey, Measurement]:  # fmt: skip
+    """One side's figures of the one case (``cycles`` None: it failed)."""
+    figures = {"track_cycles": cycles, "track_instructions": instructions}
+    figures |= {"track_l1_misses": l1, "track_ll_misses": ll}
+    out = {}
+    for name, value in figures.items():
+        key = CaseKey(f"{FAMILY}.{name}", PARAMS)
+        if value is None:
+            out[key] = Measurement(key, (), failed=True, version=version, unit="cycles")
+        else:
+            out[key] = Measurement(key, (value,), version=version, unit="cycles")
+    return out
+
+
+def _row(base: dict, head: dict, again: dict) -> object:
+    (row,) = compare_sim(base, head, again, CONFIG)
+    return row
+
+
+def test_a_slowdown_beyond_the_threshold_is_a_stable_regression_naming_what_moved() -> None:
+    """1.5% more cycles (threshold 1%) from 1.6% more instructions: REGRESSED from one
+    count per side; the interval is the point, widened by the base's own spread (0)."""
+    base = _side(1_000_000, 800_000, 10_000, 100)
+    head = _side(1_015_000, 813_000, 10_020, 100)
+    row = _row(base, head, base)
+    assert row.verdict is CaseVerdict.REGRESSED and row.instrument == "sim"
+    assert row.reason is Reason.SIM_CHANGED and row.blocking
+    assert row.ratio == pytest.approx(1.015) and row.ci_low == row.ci_high == row.ratio
+    assert row.shifts[0].event == "instructions"
+    assert "instructions +1.63% (the largest share of the change)" in row.note
+    assert (row.n_base, row.n_head, row.threshold) == (2, 1, 0.01)
+
+
+@pytest.mark.parametrize(
+    ("head_cycles", "verdict"),
+    [
+        (1_009_000, CaseVerdict.UNCHANGED),  # +0.9%: within 1%
+        (985_000, CaseVerdict.IMPROVED),  # -1.5%: beyond 1 / 1.01
+        (1_000_000, CaseVerdict.UNCHANGED),
+    ],
+)
+def test_the_threshold_rule(head_cycles: float, verdict: CaseVerdict) -> None:
+    base = _side(1_000_000, 1_000_000)
+    row = _row(base, _side(head_cycles, head_cycles), base)
+    assert row.verdict is verdict
+
+
+def test_identical_counts_say_so() -> None:
+    base = _side(1_000_000, 900_000, 5_000, 10)
+    row = _row(base, dict(base), base)
+    assert row.note == "simulated, within 1.0%: identical counts on both sides"
+
+
+def test_two_counts_of_the_base_that_disagree_refuse_the_case() -> None:
+    """Determinism is checked: 0.2% apart with a 0.1% tolerance is INVALID (exit 3), and a
+    base counted once cannot be checked."""
+    base, head = _side(1_000_000), _side(1_050_000)
+    row = _row(base, head, _side(1_002_000))
+    assert row.verdict is CaseVerdict.INVALID and row.reason is Reason.SIM_UNSTABLE
+    assert "differ by 0.200% > sim tolerance 0.100%" in row.note
+    unchecked = _row(base, head, {})
+    assert unchecked.verdict is CaseVerdict.INVALID and unchecked.reason is Reason.SIM_UNCHECKED
+    within = _row(base, head, _side(1_000_900))  # 0.09%: the spread widens the interval
+    assert within.verdict is CaseVerdict.REGRESSED
+    assert within.ci_low == pytest.approx(1.05 / 1.0009)
+
+
+def test_sides_that_cannot_be_compared() -> None:
+    """Failed at head blocks as a failure; a case on one side only is new or removed; other
+    valgrind or caches (another benchmark version) are not comparable."""
+    base = _side(1_000_000)
+    failed = _row(base, _side(None), base)
+    assert failed.verdict is CaseVerdict.FAILED and failed.failed_side == "head"
+    assert _row({}, base, {}).verdict is CaseVerdict.NEW
+    assert _row(base, {}, base).verdict is CaseVerdict.REMOVED
+    other = _row(base, _side(1_000_000, version="sim-2"), base)
+    assert other.verdict is CaseVerdict.INCONCLUSIVE and other.reason is Reason.VERSION_DIFFERS
+
+
+def test_only_the_decisive_figure_of_the_sim_family_makes_rows() -> None:
+    """The event figures describe a row; benchmarks outside the family make none."""
+    base = _side(1_000_000)
+    stray = CaseKey("other.Bench.track_cycles", PARAMS)
+    base[stray] = Measurement(stray, (1.0,))
+    rows = compare_sim(base, base, base, CONFIG)
+    assert [r.key.benchmark for r in rows] == [f"{FAMILY}.track_cycles"]
+
+
+def test_a_sim_row_covers_its_wall_clock_twin_at_one_thread() -> None:
+    """The wall case with the same params and threads=1 was seen by the simulator."""
+    base = _side(1_000_000)
+    row = _row(base, base, base)
+    twin = wall_twin(row.key, CONFIG)
+    assert twin == CaseKey("hot.Hot.time_compute", PARAMS).canonical()
+    covered = coverage([row], CONFIG)
+    assert covered == {twin: row}
+    one = CaseKey("hot.Hot.time_compute", (("threads", "1"), *PARAMS))
+    two = CaseKey("hot.Hot.time_compute", (("threads", "2"), *PARAMS))
+    wall = CaseComparison(one, CaseVerdict.INCONCLUSIVE, 0.03, True)
+    assert covering(wall, covered, CONFIG) is row
+    assert covering(replace(wall, key=two), covered, CONFIG) is None
+    refused = _row(base, base, _side(1_100_000))
+    assert coverage([refused], CONFIG) == {}
+
+
+def test_moved_text() -> None:
+    shift = Shift("ll_misses", 100.0, 150.0, 0.005)
+    assert (
+        moved(1.005, (shift,))
+        == "cycles +0.50%: LL misses +50.00% (the largest share of the change)"
+    )

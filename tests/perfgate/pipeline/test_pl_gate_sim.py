@@ -1,0 +1,137 @@
+"""`perfgate gate` with the sim instrument, end to end on a throwaway repository: the fake
+sim runner "counts" each side's ``sim.json`` (see `gate_fakes.FakeSim`)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from gate_fakes import CONFIG, FakeSides, FakeSim, git, hooks, make_repo
+
+from perfgate.pipeline import gate
+from perfgate.pipeline.context import GateOptions
+
+pytestmark = pytest.mark.subprocess
+
+BLOCKING = "blocking = ['^suite\\.']"
+assert BLOCKING in CONFIG
+SIM_CONFIG = (
+    CONFIG.replace(BLOCKING, BLOCKING[:-1] + ', \'^sim_suite\\.\']\ninstruments = ["wall", "sim"]')
+    + """
+[tool.perfgate.sim]
+bench = ['^sim_suite\\.']
+wall = "suite.Kernel.time_run"
+"""
+)
+SAME = {"numpy": {"cycles": 9e6, "instructions": 8e6, "l1": 1e4, "ll": 100.0}}
+
+
+def _commit_sim(repo: Path, counts: dict[str, dict[str, object]], message: str) -> str:
+    (repo / "sim.json").write_text(json.dumps(counts))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def _gate(repo: Path, base: str, head: str, sim: FakeSim, valgrind: str | None = "3.19.0") -> int:
+    out: list[str] = []
+    opts = GateOptions(base=base, head=head, repo=repo, report_dir=repo / "out")
+    return gate.run(opts, hooks(FakeSides(), out, sim=sim, valgrind=valgrind))
+
+
+def _verdict(repo: Path) -> dict:
+    return json.loads((repo / "out" / "verdict.json").read_text())
+
+
+def _sim_cases(repo: Path) -> list[dict]:
+    return [c for c in _verdict(repo)["cases"] if c["benchmark"].startswith("sim_suite.")]
+
+
+def test_aa_counts_the_base_twice_and_passes(tmp_path: Path) -> None:
+    """Identical counts: exit 0; the base ran twice and the head once, in one batch, into
+    folders whose names have one length; the wall case the sim case covers is no blind spot."""
+    repo = make_repo(tmp_path, SIM_CONFIG)
+    base = _commit_sim(repo, SAME, "counts")
+    sim = FakeSim()
+    assert _gate(repo, base, base, sim) == 0
+    assert sim.runs == [[("base", "sim-base-1"), ("head", "sim-head-1"), ("base", "sim-base-2")]]
+    (case,) = _sim_cases(repo)
+    assert case["verdict"] == "unchanged" and case["ratio"] == 1.0
+    seen = {v["case"]: v for v in _verdict(repo)["visibility"]}
+    numpy_wall = next(k for k in seen if k.startswith("suite.Kernel.time_run(path=numpy"))
+    assert seen[numpy_wall]["covered_by"].startswith("sim_suite.SimKernel.track_cycles")
+    assert not seen[numpy_wall]["blind_spot"]
+
+
+def test_one_percent_more_work_blocks_from_one_count_per_side(tmp_path: Path) -> None:
+    """1.5% more cycles at head (threshold 1%): exit 1 naming that case and what moved."""
+    repo = make_repo(tmp_path, SIM_CONFIG)
+    base = _commit_sim(repo, SAME, "counts")
+    slower = {"numpy": {"cycles": 9.135e6, "instructions": 8.13e6, "l1": 1e4, "ll": 100.0}}
+    head = _commit_sim(repo, slower, "more work")
+    assert _gate(repo, base, head, FakeSim()) == 1
+    reasons = _verdict(repo)["reasons"]
+    assert any(
+        "sim_suite.SimKernel.track_cycles(path=numpy, n=8)" in r and "1.0150" in r for r in reasons
+    )
+    assert any("instructions +1.63%" in r for r in reasons)
+
+
+def test_a_machine_that_does_not_count_the_same_twice_is_refused(tmp_path: Path) -> None:
+    """The base's two counts 0.5% apart (tolerance 0.1%): exit 3 naming the case."""
+    repo = make_repo(tmp_path, SIM_CONFIG)
+    jitter = {"numpy": {**SAME["numpy"], "jitter": 45_000.0}}
+    base = _commit_sim(repo, jitter, "counts")
+    assert _gate(repo, base, base, FakeSim()) == 3
+    reasons = " ".join(_verdict(repo)["reasons"])
+    assert "sim_suite.SimKernel.track_cycles(path=numpy, n=8)" in reasons
+    assert "not deterministic on this machine" in reasons
+
+
+def test_counts_under_another_valgrind_or_caches_are_never_compared(tmp_path: Path) -> None:
+    """The head's figures carry another benchmark version (another valgrind or simulated
+    caches): not comparable, exit 3."""
+    repo = make_repo(tmp_path, SIM_CONFIG)
+    base = _commit_sim(repo, SAME, "counts")
+    assert _gate(repo, base, base, FakeSim(versions=("sim-1", "sim-2", "sim-1"))) == 3
+    (case,) = _sim_cases(repo)
+    assert case["verdict"] == "inconclusive" and "version differs" in case["note"]
+
+
+def test_a_named_sim_instrument_without_valgrind_is_an_error_before_any_work(
+    tmp_path: Path,
+) -> None:
+    """instruments names sim and valgrind is not installed: exit 3 with the install command,
+    before parity runs and before anything is measured."""
+    repo = make_repo(tmp_path, SIM_CONFIG.replace('["{python}", "-c", "pass"]', '["false"]'))
+    base = _commit_sim(repo, SAME, "counts")
+    sim = FakeSim()
+    assert _gate(repo, base, base, sim, valgrind=None) == 3
+    assert sim.runs == []
+    reasons = " ".join(_verdict(repo)["reasons"])
+    assert "valgrind is not installed" in reasons and "apt-get install -y valgrind" in reasons
+
+
+def test_unset_instruments_without_valgrind_run_the_wall_clock_and_say_so(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(tmp_path)
+    base = _commit_sim(repo, SAME, "counts")
+    sim = FakeSim()
+    out: list[str] = []
+    opts = GateOptions(base=base, head=base, repo=repo, report_dir=repo / "out")
+    assert gate.run(opts, hooks(FakeSides(), out, sim=sim, valgrind=None)) == 0
+    assert sim.runs == [] and _sim_cases(repo) == []
+    assert "sim instrument: off, valgrind is not installed" in out[0]
+
+
+def test_a_sim_case_failing_at_head_blocks(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path, SIM_CONFIG)
+    base = _commit_sim(repo, SAME, "counts")
+    head = _commit_sim(repo, {"numpy": {**SAME["numpy"], "fail": True}}, "breaks")
+    assert _gate(repo, base, head, FakeSim()) == 1
+    (case,) = _sim_cases(repo)
+    assert case["verdict"] == "failed"
+    subprocess.run(["git", "status"], cwd=repo, check=True, capture_output=True)

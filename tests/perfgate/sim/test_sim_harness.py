@@ -1,0 +1,91 @@
+"""perfgate.sim.harness through a toy sim suite, under the real valgrind: determinism
+between processes, counts that follow the work, skips and failures per case, selection."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.subprocess
+
+SUITE = textwrap.dedent(
+    """
+    from perfgate.sim.suite import SimBenchmark
+
+
+    class SimToy(SimBenchmark):
+        params = [1, 2, 3, 4]
+        param_names = ["n"]
+        sim_weights = (1, 1)
+
+        def setup_cache(self):
+            return self.measure_cases()
+
+        @staticmethod
+        def sim_case(n):
+            if n == 3:
+                raise NotImplementedError("no case 3 at this commit")
+            if n == 4:
+                raise RuntimeError("case 4 is broken")
+            data = list(range(2000 * n))
+
+            def call():
+                return sum(x * x for x in data)
+
+            return call
+    """
+)
+
+
+@pytest.fixture
+def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[type]:
+    """The toy suite, imported as asv would (its folder a package)."""
+    package = tmp_path / "toybench"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "sim_toy.py").write_text(SUITE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    monkeypatch.delenv("PERFGATE_BENCH", raising=False)
+    from toybench import sim_toy  # type: ignore[import-not-found]
+
+    yield sim_toy.SimToy
+    for name in [m for m in sys.modules if m.startswith("toybench")]:
+        del sys.modules[name]
+
+
+def test_two_processes_count_the_same_and_the_counts_follow_the_work(toy: type) -> None:
+    """Each case counted in two separate valgrind processes gives the same instructions and
+    cycles within 0.01% (the gate's tolerance is 0.1%); twice
+    the data is about twice the instructions; a NotImplementedError is a skip and any other
+    error a failure of that case alone."""
+    first, second = toy().measure_cases(), toy().measure_cases()
+    assert first.keys() == second.keys()
+    for params, figures in first.items():  # one L1 miss in a million cycles was seen apart
+        if "cycles" in figures:
+            assert figures["instructions"] == second[params]["instructions"]
+            assert figures["cycles"] == pytest.approx(second[params]["cycles"], rel=1e-4)
+        else:
+            assert figures == second[params]
+    one, two = first[(1,)], first[(2,)]
+    assert 1.8 < two["instructions"] / one["instructions"] < 2.2
+    assert one["cycles"] >= one["instructions"] > 0
+    assert first[(3,)] == {"skip": "no case 3 at this commit"}
+    assert "case 4 is broken" in first[(4,)]["error"]
+
+
+def test_only_the_selected_cases_are_counted(toy: type, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PERFGATE_BENCH (the run's --bench regexes) selects the cases the harness measures;
+    a figure asked of a case not measured is a skip, as in asv."""
+    monkeypatch.setenv("PERFGATE_BENCH", json.dumps([r"track_cycles\(2\)$"]))
+    suite = toy()
+    measured = suite.measure_cases()
+    assert list(measured) == [(2,)]
+    assert suite.track_instructions(measured, 2) == measured[(2,)]["instructions"]
+    with pytest.raises(NotImplementedError, match="not selected"):
+        suite.track_cycles(measured, 1)

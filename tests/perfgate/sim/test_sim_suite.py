@@ -1,0 +1,52 @@
+"""perfgate.sim.suite: what a sim family measures and how its figures are versioned."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from perfgate.errors import UserError
+from perfgate.sim import suite
+from perfgate.sim.figures import DECISIVE, FIGURES
+
+
+def test_selection_follows_the_runs_bench_regexes() -> None:
+    """No PERFGATE_BENCH: every case (asv run by hand, asv-smoke, the history's runs); else
+    a case is measured when any of its figures' names is selected."""
+    names = ["sim_x.SimX.track_cycles('a', 2048)", "sim_x.SimX.track_ll_misses('a', 2048)"]
+    assert suite.selected(names, {})
+    assert suite.selected(names, {"PERFGATE_BENCH": json.dumps([r"ll_misses\('a'"])})
+    assert not suite.selected(names, {"PERFGATE_BENCH": json.dumps(["65536"])})
+    with pytest.raises(UserError, match="PERFGATE_BENCH: expected a JSON list"):
+        suite.selected(names, {"PERFGATE_BENCH": "[not json"})
+
+
+def test_the_version_changes_with_valgrind_and_the_target_mode() -> None:
+    """Figures taken under another valgrind, or another JIT target mode, are not compared:
+    the sim benchmarks' asv version differs."""
+    base = suite.sim_version("auto", "3.19.0")
+    assert base.startswith("sim-") and base == suite.sim_version("auto", "3.19.0")
+    assert suite.sim_version("auto", "3.22.0") != base
+    assert suite.sim_version("valgrind", "3.19.0") != base
+
+
+def test_a_family_must_define_its_own_setup_cache() -> None:
+    """asv shares one setup_cache per place it is defined: an inherited one would make two
+    families share one measurement."""
+    with pytest.raises(TypeError, match="define setup_cache"):
+
+        class Inherits(suite.SimBenchmark):
+            params = (1,)
+
+    class Own(suite.SimBenchmark):
+        params = (1,)
+
+        def setup_cache(self) -> dict[object, object]:
+            return {}
+
+    assert {f"track_{n}" for n in ("cycles", "instructions", "l1_misses", "ll_misses")} == set(
+        FIGURES
+    )
+    assert DECISIVE in FIGURES and callable(Own.track_cycles)
+    assert Own.track_cycles.unit == "cycles"  # type: ignore[attr-defined]
