@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from bad_dirs import BAD_KINDS, bad_output_dir
 from gate_fakes import FakeSides, hooks, make_repo
 from test_pl_gate import make_repo_config
 
 from perfgate import cli
 from perfgate.errors import UserError
-from perfgate.pipeline import gate, publish
+from perfgate.pipeline import gate, merge, publish, shard_set
 from perfgate.pipeline.context import GateOptions
 
 pytestmark = pytest.mark.subprocess
@@ -18,21 +19,41 @@ pytestmark = pytest.mark.subprocess
 TOKEN = "ghp_" + "Gate_Secret*Token" * 2
 
 
-@pytest.mark.parametrize("misuse", ["existing file", "under a file"])
+@pytest.mark.parametrize("kind", BAD_KINDS)
 def test_report_dir_misuse_is_refused_before_anything_runs(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], misuse: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
+    """Refused before parity and measuring (a dangling symbolic link ran both, minutes of a
+    full gate, and then failed to write the report); on the command line exit 3, naming the
+    folder, with no traceback."""
     repo = make_repo(tmp_path)
-    afile = tmp_path / "afile"
-    afile.write_text("x\n")
-    target = afile if misuse == "existing file" else afile / "reports"
+    target = bad_output_dir(tmp_path, kind, monkeypatch)
     sides, out = FakeSides(), []
     opts = GateOptions(base="HEAD", head="HEAD", repo=repo, report_dir=target)
     with pytest.raises(UserError, match="expected a directory"):
         gate.run(opts, hooks(sides, out))
-    assert out == [] and sides.calls == []
+    assert out == [] and sides.calls == [] and not (repo / ".perfgate").exists()
     argv = ["gate", "--base", "HEAD", "--head", "HEAD", "--repo", str(repo)]
     assert cli.main([*argv, "--report-dir", str(target)]) == 3
+    captured = capsys.readouterr()
+    assert captured.out == "" and str(target) in captured.err
+    assert "Traceback" not in captured.err
+
+
+@pytest.mark.parametrize("kind", BAD_KINDS)
+def test_merge_refuses_a_bad_report_dir_before_merging(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """``perfgate merge`` read and merged the shards first, then failed at the write."""
+    target = bad_output_dir(tmp_path, kind, monkeypatch)
+
+    def never(*_args: object) -> None:
+        raise AssertionError("the shards were read before the report folder was checked")
+
+    monkeypatch.setattr(shard_set, "read_shards", never)
+    with pytest.raises(UserError, match="expected a directory"):
+        merge.run(merge.MergeOptions((tmp_path / "shard",), report_dir=target))
+    assert cli.main(["merge", str(tmp_path / "shard"), "--report-dir", str(target)]) == 3
     captured = capsys.readouterr()
     assert captured.out == "" and str(target) in captured.err
     assert "Traceback" not in captured.err
