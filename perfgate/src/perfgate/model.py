@@ -293,12 +293,22 @@ class Finding:
         return f"{self.verdict.name}: {self.text}"
 
 
+class RunCause(Enum):
+    """Why the whole run has its verdict, when one cause says it better than the verdict's
+    generic headline (the value is what the headline says)."""
+
+    EVERY_CASE_FAILS_AT_HEAD = "every benchmark fails at head"
+    EVERY_BLOCKING_CASE_FAILS = "every blocking benchmark fails at head"
+
+
 @dataclass(frozen=True)
 class GateDecision:
-    """The overall verdict and the findings behind it, most severe first."""
+    """The overall verdict and the findings behind it, most severe first; ``cause`` names
+    a run-wide cause of the verdict when there is one."""
 
     verdict: GateVerdict
     findings: tuple[Finding, ...] = field(default_factory=tuple)
+    cause: RunCause | None = None
 
     @property
     def reasons(self) -> tuple[str, ...]:

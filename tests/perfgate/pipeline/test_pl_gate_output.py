@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 from bad_dirs import BAD_KINDS, bad_output_dir
-from gate_fakes import FakeSides, hooks, make_repo
+from gate_fakes import FakeSides, commit_speed, hooks, make_repo
 from test_pl_gate import make_repo_config
 
 from perfgate import cli
 from perfgate.errors import UserError
+from perfgate.formats.report_files import read_report
 from perfgate.pipeline import gate, merge, publish, shard_set
 from perfgate.pipeline.context import GateOptions
 
@@ -103,3 +104,21 @@ def test_calibrate_work_dir_that_is_a_file_is_a_clean_error(
     captured = capsys.readouterr()
     assert captured.out == "" and str(afile) in captured.err
     assert "expected a directory" in captured.err and "Traceback" not in captured.err
+
+
+def test_a_head_where_every_benchmark_fails_is_a_regression(tmp_path: Path) -> None:
+    """Issue 30 item 4, end to end: every case fails at head. One failing case was exit 1,
+    all of them exit 3 "could not decide" under 24 listed failures; now exit 1, and the
+    headline, the status summary and the first reason say why."""
+    repo = make_repo(tmp_path)
+    base = commit_speed(repo, {}, "base")
+    head = commit_speed(repo, {n: {"fail": True} for n in ("a", "b", "c")}, "all fail")
+    out: list[str] = []
+    opts = GateOptions(base=base, head=head, repo=repo, report_dir=repo / "out")
+    assert gate.run(opts, hooks(FakeSides(), out)) == 1
+    verdict = read_report(repo / "out")
+    assert (verdict.verdict, verdict.exit_code) == ("regression", 1)
+    assert verdict.summary.startswith("REGRESSION: every benchmark fails at head")
+    assert "perfgate REGRESSION: every benchmark fails at head (merge blocked)" in out[0]
+    html = (repo / "out" / "report.html").read_text()
+    assert "every benchmark fails at head" in html
