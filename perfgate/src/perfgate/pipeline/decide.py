@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from perfgate.config import GateConfig
 from perfgate.model import (
+    ASV_ENVIRONMENT,
     CaseComparison,
     EnvironmentCheck,
     Finding,
@@ -135,6 +136,24 @@ def _nothing_compared(rows: Sequence[CaseComparison]) -> str:
     return f"no blocking benchmark case has results on both sides ({seen})"
 
 
+def _environment_findings(env: EnvironmentCheck) -> list[tuple[GateVerdict, str]]:
+    """The refusals of the environment check: results of two asv environments, and machine
+    fingerprints that differ (each names both sides' values)."""
+    differing = env.differing_keys
+    out = []
+    if ASV_ENVIRONMENT in differing:
+        base, head = env.base.get(ASV_ENVIRONMENT), env.head.get(ASV_ENVIRONMENT)
+        out.append(
+            f"comparison refused: base and head results come from different asv environments "
+            f"(base {base!r}, head {head!r})"
+        )
+    machine = [k for k in differing if k != ASV_ENVIRONMENT]
+    if machine:
+        keys = "; ".join(env.differences(machine))
+        out.append(f"comparison refused: machine fingerprints differ in {keys}")
+    return [(GateVerdict.ERROR, text) for text in out]
+
+
 def decide(
     rows: Sequence[CaseComparison],
     variants: Sequence[VariantComparison],
@@ -148,11 +167,8 @@ def decide(
 ) -> GateDecision:
     """Combine everything into one `GateDecision` (pure; see module docstring for the order)."""
     findings: list[tuple[GateVerdict, str]] = [(GateVerdict.ERROR, e) for e in errors]
-    if environment is not None and environment.differing_keys:
-        keys = "; ".join(environment.differences())
-        findings.append(
-            (GateVerdict.ERROR, f"comparison refused: machine fingerprints differ in {keys}")
-        )
+    if environment is not None:
+        findings += _environment_findings(environment)
     findings += [
         (GateVerdict.PARITY_FAILURE, f"construction failed: {f}") for f in construction_failures
     ]

@@ -26,6 +26,7 @@ from perfgate.model import (
     Measured,
     ParityResult,
     ParityStatus,
+    with_asv_environments,
 )
 from perfgate.pipeline import context, decide, measure, parity, publish, render
 from perfgate.pipeline.compare.analysis import Analysis, analyse
@@ -126,8 +127,12 @@ def _gate_run(
     fp_end = hooks.fingerprint(plan)
     analysis = analyse(measured, config, floors)
     environment = EnvironmentCheck(
-        context.comparable_fingerprint(fp_start),
-        context.comparable_fingerprint(fp_end),
+        with_asv_environments(
+            context.comparable_fingerprint(fp_start), measurer.environments.get("base", ())
+        ),
+        with_asv_environments(
+            context.comparable_fingerprint(fp_end), measurer.environments.get("head", ())
+        ),
         config.fingerprint_ignore,
     )
     decision = decide.decide(
@@ -155,7 +160,10 @@ def _notes(
     pin = f"pinning: cpus {machine.format_cpulist(plan.cpus)}, memory {plan.memory_policy}"
     pin += f", prefix {shlex.join(plan.prefix) or '(none)'}"
     samples = "samples: " + ", ".join(str(p) for p in measured.sample_files)
-    env_note = "environment: fingerprint at the start (base column) and end (head column)"
+    env_note = (
+        "environment: fingerprint at the start (base column) and end (head column), and "
+        "the asv environment each side measured in"
+    )
     return (f"configuration: {s.config.source}", rounds, floors, pin, samples, env_note)
 
 

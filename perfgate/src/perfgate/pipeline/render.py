@@ -411,13 +411,9 @@ def _row_json(row: CaseComparison) -> dict[str, Any]:
 
 
 def headline(decision: GateDecision) -> str:
-    """The verdict's headline; a run-wide cause the decision names replaces its generic
-    wording ("REGRESSION: every benchmark fails at head (merge blocked)")."""
-    text = _HEADLINES[decision.verdict]
-    if decision.cause is None:
-        return text
-    name, _, rest = text.partition(": ")
-    return f"{name}: {decision.cause.value} ({rest})"
+    """The verdict's headline, naming the run-wide cause the decision gives, if any."""
+    name, _, rest = _HEADLINES[decision.verdict].partition(": ")
+    return f"{name}: {decision.cause.value} ({rest})" if decision.cause else f"{name}: {rest}"
 
 
 def summary_line(decision: GateDecision) -> str:
@@ -425,8 +421,7 @@ def summary_line(decision: GateDecision) -> str:
     head = headline(decision)
     if not decision.findings:
         return head
-    first = decision.findings[0].text
-    return f"{head} ({len(decision.findings)} finding(s); first: {first})"
+    return f"{head} ({len(decision.findings)} finding(s); first: {decision.findings[0].text})"
 
 
 def verdict_json(report: Report) -> dict[str, Any]:

@@ -188,4 +188,5 @@ def _measure(
         one_sided=tuple(one_sided),
         extra_rounds=logs.extra_rounds,
         budget_exhausted=logs.budget_exhausted,
+        environments={side: tuple(sorted(n)) for side, n in measurer.environments.items()},
     )
