@@ -8,10 +8,12 @@ publicly. This module is the one place that knows what a secret is:
   values of variables named like ``*_PAT``, ``*PASS*``, ``*SECRET*``, ``*TOKEN*``, ``*KEY*``,
   ``*CREDENTIAL*``, ``SSH_AUTH_SOCK``, the cloud credential variables (`CLOUD_PREFIXES`,
   `CLOUD_NAMES`), and the ``user:password`` part of URLs (``*_URL``, ``*_URI``, ``*_DSN``
-  and any value with ``://``).
+  and any value with ``://``; the password and the pair at any length).
 - :class:`Redactor` replaces each secret in any text, in every form a report can give it:
   raw, markdown-escaped (as the report renderer escapes), HTML-escaped, URL-encoded, JSON-
-  and shell-quoted. Redact *before* cutting text short, or a secret's suffix survives.
+  and shell-quoted, and written character by character in any mix of %-encoding (either
+  case), numeric or named HTML entities and backslash escapes. Redact *before* cutting text
+  short, or a secret's suffix survives.
 - :func:`child_environment` is the allow-list environment of every child process.
 - :func:`redacted_output` redacts everything written to stdout and stderr (the CLI's
   messages, logs and tracebacks).
@@ -24,6 +26,7 @@ import html
 import json
 import re
 import shlex
+import string
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -91,25 +94,27 @@ def url_credentials(value: str) -> tuple[str, ...]:
     """The ``user:password`` / ``password`` / ``token`` parts of every URL in ``value`` (raw
     and decoded). A value may hold several URLs separated by white space or commas (pip's
     ``PIP_EXTRA_INDEX_URL`` is such a list): each is looked at, not only the first."""
-    found: set[str] = set()
+    passwords, users = _url_parts(value)
+    return tuple(passwords | users)
+
+
+def _url_parts(value: str) -> tuple[set[str], set[str]]:
+    """(the ``user:password`` pairs and passwords, the user names that are the credential
+    of a URL without a password: ``https://TOKEN@host``) of every URL in ``value``."""
+    passwords: set[str] = set()
+    users: set[str] = set()
     for word in re.split(r"[\s,]+", value):
-        found.update(_one_url_credentials(word))
-    return tuple(v for v in found if v)
-
-
-def _one_url_credentials(value: str) -> set[str]:
-    try:
-        parts = urlsplit(value.strip())
-    except ValueError:
-        return set()
-    userinfo = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""
-    if not userinfo:
-        return set()
-    user, _, password = userinfo.partition(":")
-    found = {userinfo, unquote(userinfo), password, unquote(password)}
-    if not password:  # https://TOKEN@host: the user name is the credential
-        found |= {user, unquote(user)}
-    return found
+        try:
+            parts = urlsplit(word.strip())
+        except ValueError:
+            continue
+        userinfo = parts.netloc.rpartition("@")[0]
+        user, _, password = userinfo.partition(":")
+        if password:
+            passwords |= {userinfo, unquote(userinfo), password, unquote(password)}
+        elif user:
+            users |= {user, unquote(user)}
+    return {v for v in passwords if v}, {v for v in users if v}
 
 
 def _holds_credential(name: str, value: str) -> bool:
@@ -121,15 +126,18 @@ def _is_url(name: str, value: str) -> bool:
 
 
 def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
-    """The secret values of ``env`` worth redacting (`MIN_SECRET_LENGTH` or longer), longest
-    first."""
+    """The secret values of ``env`` worth redacting, longest first: the values of secret
+    names and the user names that are a URL's credential when `MIN_SECRET_LENGTH` or longer,
+    a URL's password and ``user:password`` at any length (a password is a secret however
+    short; a user name alone is not, or the ``git`` of ``git@github.com`` would go)."""
     values: set[str] = set()
     for name, value in env.items():
-        if is_secret_name(name):
+        if is_secret_name(name) and len(value) >= MIN_SECRET_LENGTH:
             values.add(value)
         if _is_url(name, value):
-            values.update(url_credentials(value))
-    return tuple(sorted((v for v in values if len(v) >= MIN_SECRET_LENGTH), key=len, reverse=True))
+            passwords, users = _url_parts(value)
+            values |= passwords | {u for u in users if len(u) >= MIN_SECRET_LENGTH}
+    return tuple(sorted(values, key=len, reverse=True))
 
 
 def _markdown_escaped(value: str) -> str:
@@ -152,20 +160,76 @@ def encoded_forms(secret: str) -> set[str]:
     return {f for f in forms if f}
 
 
+#: Named character references of the characters HTML escaping names (``&apos;`` too).
+_ENTITY_NAMES = {"&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos"}
+#: Backslashes (markdown or JSON escapes), if any, before a punctuation character.
+_BS = r"(?:\\+)?"
+#: An ``&`` as written, or escaped any number of times (``&amp;``, ``&amp;amp;``).
+_AMP = f"{_BS}&(?:amp;)*"
+
+
+def _hex(number: int, width: int) -> str:
+    """``number`` in hex, ``width`` digits at least, as a pattern of either case."""
+    return f"(?i:{number:0{width}x})"
+
+
+def _char_pattern(char: str) -> str:
+    """Every way one character of a secret can be written in what perfgate shows, each
+    character of a secret its own way: itself; %-encoded (its UTF-8 bytes, either case of
+    hex, ``%25`` for an encoded ``%``); a numeric character reference (decimal or hex,
+    leading zeros, its ``&`` escaped again) or a named one; JSON's ``\\uXXXX``; ``+`` for a
+    space; ``@`` with the word joiner the markdown report puts after it. ASCII punctuation
+    (the character, or the ``% & # ;`` of an encoding) may come after backslashes: markdown
+    escapes (the report writes ``&#103;`` as ``&amp;\\#103;``), JSON's, once or again."""
+    code = ord(char)
+    entity = f"{_AMP}{_BS}#"
+    encoded = ["".join(f"{_BS}%(?:25)*{_hex(b, 2)}" for b in char.encode())]
+    encoded += [f"{entity}0*{code}{_BS};", f"{entity}[xX]0*{_hex(code, 1)}{_BS};"]
+    if char in _ENTITY_NAMES:
+        encoded.append(f"{_AMP}{_ENTITY_NAMES[char]}{_BS};")
+    if code < 0x10000:
+        encoded.append(r"\\+u" + _hex(code, 4))
+    if char == " ":
+        encoded.append(r"\+")
+    literal = re.escape(char) + ("\u2060?" if char == "@" else "")
+    if char in string.punctuation:
+        literal = _BS + literal
+    return f"(?:{literal}|{_BS}(?:{'|'.join(encoded)}))"
+
+
+def redaction_pattern(secrets: Iterable[str]) -> re.Pattern[str] | None:
+    """One pattern for every form of every secret (None for no secret): the longest secret
+    first, each written character by character in any mix of the forms of `_char_pattern`
+    (raw, fully %-encoded, as HTML entities, backslash-escaped...), and its exact forms
+    (`encoded_forms`) that this does not cover (shell quoting, a newline the report made a
+    space). One pass: a shorter secret inside a longer one (the password of a
+    ``user:password``) cannot break the longer one's match."""
+    alternatives = []
+    first = {"%", "&", "\\", "+"}  # what a form of any character can start with
+    for secret in sorted({s for s in secrets if s}, key=lambda s: (-len(s), s)):
+        chars = "".join(map(_char_pattern, secret))
+        compiled = re.compile(chars)
+        exact = [f for f in encoded_forms(secret) if not compiled.fullmatch(f)]
+        alternatives += [re.escape(f) for f in sorted(exact, key=lambda f: (-len(f), f))]
+        alternatives.append(chars)
+        first |= {secret[0], *(f[0] for f in exact)}
+    if not alternatives:
+        return None
+    # the look-ahead lets the search skip every position no form can start at (7x faster)
+    starts = "".join(sorted(re.escape(c) for c in first))
+    return re.compile(f"(?=[{starts}])(?:{'|'.join(alternatives)})")
+
+
 @dataclass(frozen=True)
 class Redactor:
-    """Replaces every form of a set of secrets with ``***`` (longest first)."""
+    """Replaces every form of a set of secrets with ``***`` (`redaction_pattern`)."""
 
-    forms: tuple[str, ...] = ()
+    pattern: re.Pattern[str] | None = None
 
     @classmethod
     def of(cls, secrets: Iterable[str]) -> Redactor:
         """A redactor for the given secret values (empty ones are ignored)."""
-        forms: set[str] = set()
-        for secret in secrets:
-            if secret:
-                forms |= encoded_forms(secret)
-        return cls(tuple(sorted(forms, key=lambda f: (-len(f), f))))
+        return cls(redaction_pattern(secrets))
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], extra: Iterable[str] = ()) -> Redactor:
@@ -174,10 +238,7 @@ class Redactor:
 
     def text(self, text: str) -> str:
         """``text`` with every form of every secret replaced."""
-        for form in self.forms:
-            if form in text:
-                text = text.replace(form, REDACTED)
-        return text
+        return self.pattern.sub(REDACTED, text) if self.pattern is not None else text
 
     def value(self, value: Any) -> Any:
         """A JSON-like value with every string (keys too) redacted."""
