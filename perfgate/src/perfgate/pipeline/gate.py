@@ -12,6 +12,7 @@ import shlex
 import time
 import traceback
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from perfgate import containment, machine
 from perfgate.atomic import check_output_dir
@@ -19,6 +20,7 @@ from perfgate.config import GateConfig
 from perfgate.errors import RunnerError, UserError
 from perfgate.formats import report_files, timeline
 from perfgate.formats.jsonfile import utc_stamp
+from perfgate.formats.noise import NoiseFile
 from perfgate.model import (
     EnvironmentCheck,
     Finding,
@@ -31,6 +33,7 @@ from perfgate.model import (
 from perfgate.pipeline import context, decide, measure, parity, publish, render
 from perfgate.pipeline.compare.analysis import Analysis, analyse
 from perfgate.pipeline.context import GateOptions, GateSettings
+from perfgate.pipeline.discover import check_selection, discovered_names
 from perfgate.pipeline.hooks import Hooks
 from perfgate.secrets import redact_env
 from perfgate.verdict import GateVerdict
@@ -78,10 +81,28 @@ def _gate(opts: GateOptions, hooks: Hooks) -> render.Report:
     given = parity.given_result(opts.parity_result, revs.head) if opts.parity_result else None
     config = context.load_gate_config(opts, revs)
     plan, fp_start, s = context.settings_on_this_machine(opts, revs, config, hooks.fingerprint)
+    progress = _Progress()
     try:
-        return _gate_run(opts, hooks, (plan, fp_start), s, (revs.note(opts.base), given), started)
+        return _gate_run(
+            opts, hooks, (plan, fp_start), s, (revs.note(opts.base), given), started, progress
+        )
+    except (UserError, RunnerError, OSError) as exc:
+        hooks.log(f"error: {redact_env(str(exc), os.environ)}")
+        return _failed_report(opts, s, str(exc), progress)
+    except Exception as exc:  # fail closed, and say what ran (as run() does before this)
+        hooks.log(redact_env(traceback.format_exc(), os.environ))
+        return _failed_report(opts, s, f"internal error: {type(exc).__name__}: {exc}", progress)
     finally:
         context.discard_exports(s)
+
+
+@dataclass
+class _Progress:
+    """What a run has done so far, for the report of a run that fails half-way: parity as
+    it ended (None: not run) and the report notes gathered."""
+
+    parity: ParityResult | None = None
+    notes: tuple[str, ...] = ()
 
 
 def _gate_run(
@@ -91,31 +112,27 @@ def _gate_run(
     s: GateSettings,
     inputs: tuple[str | None, ParityResult | None],
     started: float,
+    progress: _Progress,
 ) -> render.Report:
     """The run after its exports (``started``: when the run began, for its timeline):
-    parity, measurement, comparison and decision; ``inputs`` are the note on the base and
-    the parity result taken from CI (None: run it here)."""
-    base_note, given = inputs
+    the ``--bench`` check, parity, measurement, comparison and decision; ``inputs`` are the
+    note on the base and the parity result taken from CI (None: run it here); ``progress``
+    is kept up to date for a report of a failure."""
+    given = inputs[1]
     config, machine_name = s.config, s.machine
     plan, fp_start = machine_at_start
     killed_before = len(containment.killed())
-    hooks.log(f"base {s.base[:12]} head {s.head[:12]} machine {machine_name}; run dir {s.run_dir}")
-    changes = (
-        *([base_note] if base_note else []),
-        *context.suite_notes(s),
-        *([_parity_note(opts, s)] if given else []),
-    )
-    # read before any code of the head runs (parity, benchmarks)
-    found = context.read_noise(s.repo, opts.floors_ref, machine_name)
+    found = _before_parity(opts, hooks, s, inputs, progress)
+    changes = progress.notes
     parity_started = time.monotonic()
     parity_result = given or parity.run_parity(s, parity.parity_command(config, opts.quick))
     parity_s = None if given else time.monotonic() - parity_started
     hooks.log(f"parity: {parity_result.status.value}" + (" (from CI)" if given else ""))
+    progress.parity = parity_result
     if parity_result.status is not ParityStatus.PASSED:
         failed = decide.parity_failure_decision(parity_result)
         notes = (*containment.killed_note(killed_before), *changes)
         return _report(opts, s, failed, None, parity_result, None, notes)
-    hooks.register_machine(machine_name)
     noise, noise_note = context.usable_noise_file(
         found, machine_name, fp_start.to_dict(), config.min_samples
     )
@@ -145,6 +162,30 @@ def _gate_run(
         *changes,
     )
     return _report(opts, s, decision, analysis, parity_result, environment, notes)
+
+
+def _before_parity(
+    opts: GateOptions,
+    hooks: Hooks,
+    s: GateSettings,
+    inputs: tuple[str | None, ParityResult | None],
+    progress: _Progress,
+) -> NoiseFile | None:
+    """The noise file (read before any code of the head runs), asv's machine, and the
+    ``--bench`` regexes checked against the discovered suites (before parity and measuring:
+    a selection of nothing would run them for nothing); the run's notes into ``progress``."""
+    base_note, given = inputs
+    hooks.log(f"base {s.base[:12]} head {s.head[:12]} machine {s.machine}; run dir {s.run_dir}")
+    progress.notes = (
+        *([base_note] if base_note else []),
+        *context.suite_notes(s),
+        *([_parity_note(opts, s)] if given else []),
+    )
+    found = context.read_noise(s.repo, opts.floors_ref, s.machine)
+    hooks.register_machine(s.machine)  # asv's discovery and rounds need it
+    if opts.bench:
+        check_selection(discovered_names(s, hooks.discover), opts.bench)
+    return found
 
 
 def _notes(
@@ -213,7 +254,7 @@ def _report(
     s: GateSettings,
     decision: GateDecision,
     analysis: Analysis | None,
-    parity_result: ParityResult,
+    parity_result: ParityResult | None,
     environment: EnvironmentCheck | None,
     notes: Sequence[str],
 ) -> render.Report:
@@ -233,6 +274,16 @@ def _report(
         environment=environment,
         notes=tuple(notes),
     )
+
+
+def _failed_report(
+    opts: GateOptions, s: GateSettings, message: str, progress: _Progress
+) -> render.Report:
+    """The ERROR report of a run that failed after its set-up: its commits and machine,
+    parity as it ended and the notes so far (what really ran)."""
+    message = redact_env(message, os.environ)
+    decision = GateDecision(GateVerdict.ERROR, (Finding(GateVerdict.ERROR, message),))
+    return _report(opts, s, decision, None, progress.parity, None, progress.notes)
 
 
 def _error_report(opts: GateOptions, message: str) -> render.Report:
