@@ -22,6 +22,7 @@ publicly. This module is the one place that knows what a secret is:
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -162,15 +163,11 @@ def encoded_forms(secret: str) -> set[str]:
 
 #: Named character references of the characters HTML escaping names (``&apos;`` too).
 _ENTITY_NAMES = {"&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos"}
-#: Backslashes (markdown or JSON escapes), if any, before a punctuation character.
-_BS = r"(?:\\+)?"
-#: An ``&`` as written, or escaped any number of times (``&amp;``, ``&amp;amp;``).
-_AMP = f"{_BS}&(?:amp;)*"
 
 
 def _hex(number: int, width: int) -> str:
     """``number`` in hex, ``width`` digits at least, as a pattern of either case."""
-    return f"(?i:{number:0{width}x})"
+    return "".join(c if c.isdigit() else f"[{c}{c.upper()}]" for c in f"{number:0{width}x}")
 
 
 def _char_pattern(char: str) -> str:
@@ -182,54 +179,66 @@ def _char_pattern(char: str) -> str:
     (the character, or the ``% & # ;`` of an encoding) may come after backslashes: markdown
     escapes (the report writes ``&#103;`` as ``&amp;\\#103;``), JSON's, once or again."""
     code = ord(char)
-    entity = f"{_AMP}{_BS}#"
-    encoded = ["".join(f"{_BS}%(?:25)*{_hex(b, 2)}" for b in char.encode())]
-    encoded += [f"{entity}0*{code}{_BS};", f"{entity}[xX]0*{_hex(code, 1)}{_BS};"]
-    if char in _ENTITY_NAMES:
-        encoded.append(f"{_AMP}{_ENTITY_NAMES[char]}{_BS};")
+    numeric = f"#(?:0*{code}|[xX]0*{_hex(code, 1)})"
+    named = f"|{_ENTITY_NAMES[char]}" if char in _ENTITY_NAMES else ""
+    encoded = [
+        "".join(f"%(?:25)*{_hex(b, 2)}" for b in char.encode()),
+        rf"&(?:amp;)*\\*(?:{numeric}{named})\\*;",
+    ]
     if code < 0x10000:
-        encoded.append(r"\\+u" + _hex(code, 4))
+        encoded.append(r"\\u" + _hex(code, 4))
     if char == " ":
         encoded.append(r"\+")
     literal = re.escape(char) + ("\u2060?" if char == "@" else "")
     if char in string.punctuation:
-        literal = _BS + literal
-    return f"(?:{literal}|{_BS}(?:{'|'.join(encoded)}))"
+        return rf"\\*(?:{literal}|{'|'.join(encoded)})"
+    return rf"(?:{literal}|\\*(?:{'|'.join(encoded)}))"
 
 
-def redaction_pattern(secrets: Iterable[str]) -> re.Pattern[str] | None:
-    """One pattern for every form of every secret (None for no secret): the longest secret
-    first, each written character by character in any mix of the forms of `_char_pattern`
-    (raw, fully %-encoded, as HTML entities, backslash-escaped...), and its exact forms
-    (`encoded_forms`) that this does not cover (shell quoting, a newline the report made a
-    space). One pass: a shorter secret inside a longer one (the password of a
-    ``user:password``) cannot break the longer one's match."""
-    alternatives = []
-    first = {"%", "&", "\\", "+"}  # what a form of any character can start with
-    for secret in sorted({s for s in secrets if s}, key=lambda s: (-len(s), s)):
+@dataclass(frozen=True)
+class SecretForms:
+    """How one secret is found: ``pattern`` (its characters written each in any of the
+    forms of `_char_pattern`: raw, fully %-encoded, as HTML entities, backslash-escaped...)
+    and the exact forms of `encoded_forms` that it does not cover (shell quoting, a newline
+    the report made a space)."""
+
+    pattern: re.Pattern[str]
+    exact: tuple[str, ...]
+
+    @classmethod
+    def of(cls, secret: str) -> SecretForms:
+        """The forms of ``secret``; the pattern starts with a look-ahead at what any of its
+        forms can start with, so the search skips every other position at once."""
         chars = "".join(map(_char_pattern, secret))
-        compiled = re.compile(chars)
-        exact = [f for f in encoded_forms(secret) if not compiled.fullmatch(f)]
-        alternatives += [re.escape(f) for f in sorted(exact, key=lambda f: (-len(f), f))]
-        alternatives.append(chars)
-        first |= {secret[0], *(f[0] for f in exact)}
-    if not alternatives:
-        return None
-    # the look-ahead lets the search skip every position no form can start at (7x faster)
-    starts = "".join(sorted(re.escape(c) for c in first))
-    return re.compile(f"(?=[{starts}])(?:{'|'.join(alternatives)})")
+        covered = re.compile(chars)
+        exact = sorted(
+            (f for f in encoded_forms(secret) if not covered.fullmatch(f)),
+            key=lambda f: (-len(f), f),
+        )
+        starts = {secret[0], "%", "&", "\\", "+", *(f[0] for f in exact)}
+        first = "".join(sorted(re.escape(c) for c in starts))
+        return cls(re.compile(f"(?=[{first}]){chars}"), tuple(exact))
+
+    def redact(self, text: str) -> str:
+        """``text`` with every form of the secret replaced by `REDACTED`."""
+        text = self.pattern.sub(REDACTED, text)
+        for form in self.exact:
+            text = text.replace(form, REDACTED)
+        return text
 
 
 @dataclass(frozen=True)
 class Redactor:
-    """Replaces every form of a set of secrets with ``***`` (`redaction_pattern`)."""
+    """Replaces every form of a set of secrets with ``***``, the longest secret first (the
+    ``user:password`` of a URL before its password, which would break it up)."""
 
-    pattern: re.Pattern[str] | None = None
+    secrets: tuple[SecretForms, ...] = ()
 
     @classmethod
     def of(cls, secrets: Iterable[str]) -> Redactor:
         """A redactor for the given secret values (empty ones are ignored)."""
-        return cls(redaction_pattern(secrets))
+        ordered = sorted({s for s in secrets if s}, key=lambda s: (-len(s), s))
+        return cls(tuple(_forms_of(s) for s in ordered))
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], extra: Iterable[str] = ()) -> Redactor:
@@ -238,7 +247,9 @@ class Redactor:
 
     def text(self, text: str) -> str:
         """``text`` with every form of every secret replaced."""
-        return self.pattern.sub(REDACTED, text) if self.pattern is not None else text
+        for forms in self.secrets:
+            text = forms.redact(text)
+        return text
 
     def value(self, value: Any) -> Any:
         """A JSON-like value with every string (keys too) redacted."""
@@ -249,6 +260,13 @@ class Redactor:
         if isinstance(value, list | tuple):
             return [self.value(v) for v in value]
         return value
+
+
+@functools.lru_cache(maxsize=64)
+def _forms_of(secret: str) -> SecretForms:
+    """`SecretForms.of`, once per secret and process (compiling the pattern of a long
+    secret takes a while; redactors are made again and again for the same environment)."""
+    return SecretForms.of(secret)
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:
