@@ -33,9 +33,10 @@ def check_output_dir(folder: str | os.PathLike[str], what: str, holds: str) -> N
     existing = path
     while not existing.exists() and existing != existing.parent:
         if existing.is_symlink():
+            which = "is" if existing == path else f"{existing} is"
             raise UserError(
-                f"{what} {folder}: {existing} is a symbolic link to {os.readlink(existing)}, "
-                f"which leads nowhere; {expected}"
+                f"{what} {folder}: {which} a symbolic link to {os.readlink(existing)}, which "
+                f"leads nowhere; {expected}"
             )
         existing = existing.parent
     if not existing.is_dir():
