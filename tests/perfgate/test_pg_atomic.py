@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pg_results_factory as f
 import pytest
+from bad_dirs import BAD_KINDS, bad_output_dir
 
 from perfgate import atomic
 from perfgate.errors import UserError
@@ -84,3 +85,22 @@ def test_without_hard_links_a_racing_writer_is_not_replaced_either(
 
 def _raise_eperm(src: object, dst: object) -> None:
     raise PermissionError(1, "Operation not permitted")
+
+
+@pytest.mark.parametrize("kind", [k for k in BAD_KINDS if k != "unwritable"])
+def test_check_output_dir_refuses_what_cannot_take_files(tmp_path: Path, kind: str) -> None:
+    """A dangling symbolic link passed the check (nothing exists there, its parent is a
+    writable folder) and then failed the first write with FileExistsError."""
+    folder = bad_output_dir(tmp_path, kind)
+    with pytest.raises(UserError, match="expected a directory") as caught:
+        atomic.check_output_dir(folder, "--report-dir", "the report")
+    assert str(folder) in str(caught.value)
+    if "symlink" in kind:
+        assert "symbolic link" in str(caught.value)
+
+
+def test_check_output_dir_takes_a_symlink_to_a_folder(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    atomic.check_output_dir(tmp_path / "link", "--report-dir", "the report")
+    atomic.check_output_dir(tmp_path / "link" / "new", "--report-dir", "the report")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import string
 from urllib.parse import quote, quote_plus
 
 import pytest
@@ -113,3 +114,75 @@ def test_credentials_in_any_url_of_a_list_are_secrets() -> None:
 def test_no_secret_no_change() -> None:
     text = "| a\\_b | 1.00 | https://example.com/x?y=1 |"
     assert redact_env(text, {"HOME": "/home/runner", "GITHUB_API_URL": "https://api.x"}) == text
+
+
+#: Issue 30 item 2: the probe's short URL credential.
+SHORT_URL = {"DATABASE_URL": "postgres://u:pw@h/db"}
+
+
+def test_url_credentials_are_secrets_at_any_length() -> None:
+    """``u:pw`` (4 characters) and ``pw`` stayed in every output: the minimum secret length
+    applied to URL credentials too. The user name alone is not a secret (``git@github.com``
+    must not star out every "git")."""
+    assert set(secret_values(SHORT_URL)) == {"u:pw", "pw"}
+    assert redact_env("dsn u:pw@h, password pw.", SHORT_URL) == "dsn ***@h, password ***."
+    assert redact_env("user u", SHORT_URL) == "user u"
+    ssh = {"REPO_URL": "ssh://git@github.com/o/r"}
+    assert secret_values(ssh) == () and redact_env("git push", ssh) == "git push"
+
+
+def _percent(text: str, case: str) -> str:
+    """``text`` with every character %-encoded (its UTF-8 bytes), hex digits in ``case``."""
+    encoded = "".join(f"%{b:02X}" for b in text.encode())
+    return encoded.lower() if case == "lower" else encoded
+
+
+def _entities(text: str, kind: str) -> str:
+    """``text`` as numeric HTML character references, decimal or hex."""
+    if kind == "decimal":
+        return "".join(f"&#{ord(c)};" for c in text)
+    return "".join(f"&#x{ord(c):x};" for c in text)
+
+
+def _backslashed(text: str) -> str:
+    """``text`` with every ASCII punctuation character backslash-escaped, as CommonMark
+    allows and other markdown escapers than perfgate's do."""
+    return "".join("\\" + c if c in string.punctuation else c for c in text)
+
+
+OTHER_FORMS = {
+    "%-encoded": lambda s: _percent(s, "upper"),
+    "%-encoded, lowercase hex": lambda s: _percent(s, "lower"),
+    "decimal entities": lambda s: _entities(s, "decimal"),
+    "hex entities": lambda s: _entities(s, "hex"),
+    "entities, then escaped": lambda s: html.escape(_entities(s, "decimal")),
+    "backslash-escaped markdown": _backslashed,
+    "backslash-escaped, then escaped again": lambda s: md_escape(_backslashed(s)),
+}
+
+
+@pytest.mark.parametrize("form", OTHER_FORMS)
+@pytest.mark.parametrize(
+    ("env", "secret"),
+    [
+        ({"GITHUB_TOKEN": SECRET}, SECRET),
+        ({"DEPLOY_TOKEN": "gh-p.at_0123+x"}, "gh-p.at_0123+x"),
+        (SHORT_URL, "u:pw"),
+        (SHORT_URL, "pw"),
+        ({"DATABASE_URL": "postgres://app:s.3-c!@db/x"}, "s.3-c!"),
+        ({"ODD_TOKEN": "]^-\\tok&en;#"}, "]^-\\tok&en;#"),
+    ],
+)
+def test_every_encoding_of_a_secret_is_redacted(
+    env: dict[str, str], secret: str, form: str
+) -> None:
+    """Fully %-encoded (either case of hex digits), numeric HTML entities (decimal, hex),
+    backslash-escaped markdown, and those escaped once more by a report renderer."""
+    encoded = OTHER_FORMS[form](secret)
+    assert redact_env(f"before {encoded} after", env) == "before *** after"
+
+
+def test_encodings_of_other_text_are_left_alone() -> None:
+    """Encoded text that is not a secret stays as it is."""
+    text = "%70%78 &#112;&#120; p\\_x \\*p"
+    assert redact_env(text, SHORT_URL) == text

@@ -22,13 +22,22 @@ def check_output_dir(folder: str | os.PathLike[str], what: str, holds: str) -> N
     """Refuse ``folder`` as a place for new files before anything runs: an existing file,
     a path under a file or a place this process may not create files in is a `UserError`
     naming it (as ``what``) and what was expected (a directory, existing or to be created,
-    for ``holds``)."""
+    for ``holds``). A symbolic link that leads nowhere (dangling, or a loop), the folder
+    itself or one of the folders to be created above it, is refused too: nothing exists
+    there, yet nothing can be created there either."""
     path = Path(folder)
     expected = f"expected a directory (existing or to be created) for {holds}"
     if path.exists() and not path.is_dir():
-        raise UserError(f"{what} {folder}: is an existing file; {expected}")
+        link = f"a symbolic link to {path.resolve()}, " if path.is_symlink() else ""
+        raise UserError(f"{what} {folder}: is {link}an existing file; {expected}")
     existing = path
     while not existing.exists() and existing != existing.parent:
+        if existing.is_symlink():
+            which = "is" if existing == path else f"{existing} is"
+            raise UserError(
+                f"{what} {folder}: {which} a symbolic link to {os.readlink(existing)}, which "
+                f"leads nowhere; {expected}"
+            )
         existing = existing.parent
     if not existing.is_dir():
         raise UserError(f"{what} {folder}: {existing} is a file; {expected}")

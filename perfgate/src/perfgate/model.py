@@ -7,7 +7,7 @@ Every record here is frozen and free of I/O. Rows carry *why* they got their ver
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -273,9 +273,25 @@ class ParityResult:
         return f"{failing}; {self.summary}" if self.summary else failing
 
 
+#: The key of an `EnvironmentCheck` side naming the asv environment(s) its results were
+#: measured in (``env_name``: ``existing-py_...``, ``virtualenv-py3.11``...). Never ignored:
+#: results of two environments (two interpreters, two sets of packages) are not compared.
+ASV_ENVIRONMENT = "asv_environment"
+
+
+def with_asv_environments(side: Mapping[str, Any], names: Iterable[str]) -> dict[str, Any]:
+    """``side`` (a fingerprint, or what asv recorded of a machine) with the asv
+    environment(s) its results came from under `ASV_ENVIRONMENT`, sorted and joined by
+    ", "; unchanged when none is known."""
+    found = sorted({n for n in names if n})
+    return {**side, ASV_ENVIRONMENT: ", ".join(found)} if found else dict(side)
+
+
 @dataclass(frozen=True)
 class EnvironmentCheck:
-    """Machine fingerprints of the two sides; comparisons across differing keys are refused."""
+    """Machine fingerprints of the two sides (and the asv environments their results came
+    from, `ASV_ENVIRONMENT`); comparisons across differing keys are refused. ``compare``,
+    ``gate`` and ``merge`` all decide through it (`perfgate.pipeline.decide`)."""
 
     base: Mapping[str, Any]
     head: Mapping[str, Any]
@@ -283,16 +299,16 @@ class EnvironmentCheck:
 
     @property
     def differing_keys(self) -> tuple[str, ...]:
-        """Keys whose values differ (or exist on one side only), minus ignored keys."""
-        keys = (set(self.base) | set(self.head)) - set(self.ignore)
+        """Keys whose values differ (or exist on one side only), minus ignored keys (which
+        never include `ASV_ENVIRONMENT`)."""
+        keys = (set(self.base) | set(self.head)) - (set(self.ignore) - {ASV_ENVIRONMENT})
         return tuple(sorted(k for k in keys if self.base.get(k) != self.head.get(k)))
 
-    def differences(self) -> tuple[str, ...]:
-        """Each differing key with both values: ``key (base X, head Y)``."""
-        return tuple(
-            f"{k} (base {self.base.get(k)!r}, head {self.head.get(k)!r})"
-            for k in self.differing_keys
-        )
+    def differences(self, keys: Iterable[str] | None = None) -> tuple[str, ...]:
+        """Each differing key (of ``keys``: default all) with both values:
+        ``key (base X, head Y)``."""
+        wanted = self.differing_keys if keys is None else keys
+        return tuple(f"{k} (base {self.base.get(k)!r}, head {self.head.get(k)!r})" for k in wanted)
 
 
 @dataclass(frozen=True)
@@ -306,12 +322,22 @@ class Finding:
         return f"{self.verdict.name}: {self.text}"
 
 
+class RunCause(Enum):
+    """Why the whole run has its verdict, when one cause says it better than the verdict's
+    generic headline (the value is what the headline says)."""
+
+    EVERY_CASE_FAILS_AT_HEAD = "every benchmark fails at head"
+    EVERY_BLOCKING_CASE_FAILS = "every blocking benchmark fails at head"
+
+
 @dataclass(frozen=True)
 class GateDecision:
-    """The overall verdict and the findings behind it, most severe first."""
+    """The overall verdict and the findings behind it, most severe first; ``cause`` names
+    a run-wide cause of the verdict when there is one."""
 
     verdict: GateVerdict
     findings: tuple[Finding, ...] = field(default_factory=tuple)
+    cause: RunCause | None = None
 
     @property
     def reasons(self) -> tuple[str, ...]:

@@ -8,10 +8,12 @@ publicly. This module is the one place that knows what a secret is:
   values of variables named like ``*_PAT``, ``*PASS*``, ``*SECRET*``, ``*TOKEN*``, ``*KEY*``,
   ``*CREDENTIAL*``, ``SSH_AUTH_SOCK``, the cloud credential variables (`CLOUD_PREFIXES`,
   `CLOUD_NAMES`), and the ``user:password`` part of URLs (``*_URL``, ``*_URI``, ``*_DSN``
-  and any value with ``://``).
+  and any value with ``://``; the password and the pair at any length).
 - :class:`Redactor` replaces each secret in any text, in every form a report can give it:
   raw, markdown-escaped (as the report renderer escapes), HTML-escaped, URL-encoded, JSON-
-  and shell-quoted. Redact *before* cutting text short, or a secret's suffix survives.
+  and shell-quoted, and written character by character in any mix of %-encoding (either
+  case), numeric or named HTML entities and backslash escapes. Redact *before* cutting text
+  short, or a secret's suffix survives.
 - :func:`child_environment` is the allow-list environment of every child process.
 - :func:`redacted_output` redacts everything written to stdout and stderr (the CLI's
   messages, logs and tracebacks).
@@ -20,10 +22,12 @@ publicly. This module is the one place that knows what a secret is:
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
 import shlex
+import string
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -91,25 +95,27 @@ def url_credentials(value: str) -> tuple[str, ...]:
     """The ``user:password`` / ``password`` / ``token`` parts of every URL in ``value`` (raw
     and decoded). A value may hold several URLs separated by white space or commas (pip's
     ``PIP_EXTRA_INDEX_URL`` is such a list): each is looked at, not only the first."""
-    found: set[str] = set()
+    passwords, users = _url_parts(value)
+    return tuple(passwords | users)
+
+
+def _url_parts(value: str) -> tuple[set[str], set[str]]:
+    """(the ``user:password`` pairs and passwords, the user names that are the credential
+    of a URL without a password: ``https://TOKEN@host``) of every URL in ``value``."""
+    passwords: set[str] = set()
+    users: set[str] = set()
     for word in re.split(r"[\s,]+", value):
-        found.update(_one_url_credentials(word))
-    return tuple(v for v in found if v)
-
-
-def _one_url_credentials(value: str) -> set[str]:
-    try:
-        parts = urlsplit(value.strip())
-    except ValueError:
-        return set()
-    userinfo = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""
-    if not userinfo:
-        return set()
-    user, _, password = userinfo.partition(":")
-    found = {userinfo, unquote(userinfo), password, unquote(password)}
-    if not password:  # https://TOKEN@host: the user name is the credential
-        found |= {user, unquote(user)}
-    return found
+        try:
+            parts = urlsplit(word.strip())
+        except ValueError:
+            continue
+        userinfo = parts.netloc.rpartition("@")[0]
+        user, _, password = userinfo.partition(":")
+        if password:
+            passwords |= {userinfo, unquote(userinfo), password, unquote(password)}
+        elif user:
+            users |= {user, unquote(user)}
+    return {v for v in passwords if v}, {v for v in users if v}
 
 
 def _holds_credential(name: str, value: str) -> bool:
@@ -121,15 +127,18 @@ def _is_url(name: str, value: str) -> bool:
 
 
 def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
-    """The secret values of ``env`` worth redacting (`MIN_SECRET_LENGTH` or longer), longest
-    first."""
+    """The secret values of ``env`` worth redacting, longest first: the values of secret
+    names and the user names that are a URL's credential when `MIN_SECRET_LENGTH` or longer,
+    a URL's password and ``user:password`` at any length (a password is a secret however
+    short; a user name alone is not, or the ``git`` of ``git@github.com`` would go)."""
     values: set[str] = set()
     for name, value in env.items():
-        if is_secret_name(name):
+        if is_secret_name(name) and len(value) >= MIN_SECRET_LENGTH:
             values.add(value)
         if _is_url(name, value):
-            values.update(url_credentials(value))
-    return tuple(sorted((v for v in values if len(v) >= MIN_SECRET_LENGTH), key=len, reverse=True))
+            passwords, users = _url_parts(value)
+            values |= passwords | {u for u in users if len(u) >= MIN_SECRET_LENGTH}
+    return tuple(sorted(values, key=len, reverse=True))
 
 
 def _markdown_escaped(value: str) -> str:
@@ -152,20 +161,84 @@ def encoded_forms(secret: str) -> set[str]:
     return {f for f in forms if f}
 
 
+#: Named character references of the characters HTML escaping names (``&apos;`` too).
+_ENTITY_NAMES = {"&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos"}
+
+
+def _hex(number: int, width: int) -> str:
+    """``number`` in hex, ``width`` digits at least, as a pattern of either case."""
+    return "".join(c if c.isdigit() else f"[{c}{c.upper()}]" for c in f"{number:0{width}x}")
+
+
+def _char_pattern(char: str) -> str:
+    """Every way one character of a secret can be written in what perfgate shows, each
+    character of a secret its own way: itself; %-encoded (its UTF-8 bytes, either case of
+    hex, ``%25`` for an encoded ``%``); a numeric character reference (decimal or hex,
+    leading zeros, its ``&`` escaped again) or a named one; JSON's ``\\uXXXX``; ``+`` for a
+    space; ``@`` with the word joiner the markdown report puts after it. ASCII punctuation
+    (the character, or the ``% & # ;`` of an encoding) may come after backslashes: markdown
+    escapes (the report writes ``&#103;`` as ``&amp;\\#103;``), JSON's, once or again."""
+    code = ord(char)
+    numeric = f"#(?:0*{code}|[xX]0*{_hex(code, 1)})"
+    named = f"|{_ENTITY_NAMES[char]}" if char in _ENTITY_NAMES else ""
+    encoded = [
+        "".join(f"%(?:25)*{_hex(b, 2)}" for b in char.encode()),
+        rf"&(?:amp;)*\\*(?:{numeric}{named})\\*;",
+    ]
+    if code < 0x10000:
+        encoded.append(r"\\u" + _hex(code, 4))
+    if char == " ":
+        encoded.append(r"\+")
+    literal = re.escape(char) + ("\u2060?" if char == "@" else "")
+    if char in string.punctuation:
+        return rf"\\*(?:{literal}|{'|'.join(encoded)})"
+    return rf"(?:{literal}|\\*(?:{'|'.join(encoded)}))"
+
+
+@dataclass(frozen=True)
+class SecretForms:
+    """How one secret is found: ``pattern`` (its characters written each in any of the
+    forms of `_char_pattern`: raw, fully %-encoded, as HTML entities, backslash-escaped...)
+    and the exact forms of `encoded_forms` that it does not cover (shell quoting, a newline
+    the report made a space)."""
+
+    pattern: re.Pattern[str]
+    exact: tuple[str, ...]
+
+    @classmethod
+    def of(cls, secret: str) -> SecretForms:
+        """The forms of ``secret``; the pattern starts with a look-ahead at what any of its
+        forms can start with, so the search skips every other position at once."""
+        chars = "".join(map(_char_pattern, secret))
+        covered = re.compile(chars)
+        exact = sorted(
+            (f for f in encoded_forms(secret) if not covered.fullmatch(f)),
+            key=lambda f: (-len(f), f),
+        )
+        starts = {secret[0], "%", "&", "\\", "+", *(f[0] for f in exact)}
+        first = "".join(sorted(re.escape(c) for c in starts))
+        return cls(re.compile(f"(?=[{first}]){chars}"), tuple(exact))
+
+    def redact(self, text: str) -> str:
+        """``text`` with every form of the secret replaced by `REDACTED`."""
+        text = self.pattern.sub(REDACTED, text)
+        for form in self.exact:
+            text = text.replace(form, REDACTED)
+        return text
+
+
 @dataclass(frozen=True)
 class Redactor:
-    """Replaces every form of a set of secrets with ``***`` (longest first)."""
+    """Replaces every form of a set of secrets with ``***``, the longest secret first (the
+    ``user:password`` of a URL before its password, which would break it up)."""
 
-    forms: tuple[str, ...] = ()
+    secrets: tuple[SecretForms, ...] = ()
 
     @classmethod
     def of(cls, secrets: Iterable[str]) -> Redactor:
         """A redactor for the given secret values (empty ones are ignored)."""
-        forms: set[str] = set()
-        for secret in secrets:
-            if secret:
-                forms |= encoded_forms(secret)
-        return cls(tuple(sorted(forms, key=lambda f: (-len(f), f))))
+        ordered = sorted({s for s in secrets if s}, key=lambda s: (-len(s), s))
+        return cls(tuple(_forms_of(s) for s in ordered))
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], extra: Iterable[str] = ()) -> Redactor:
@@ -174,9 +247,8 @@ class Redactor:
 
     def text(self, text: str) -> str:
         """``text`` with every form of every secret replaced."""
-        for form in self.forms:
-            if form in text:
-                text = text.replace(form, REDACTED)
+        for forms in self.secrets:
+            text = forms.redact(text)
         return text
 
     def value(self, value: Any) -> Any:
@@ -188,6 +260,13 @@ class Redactor:
         if isinstance(value, list | tuple):
             return [self.value(v) for v in value]
         return value
+
+
+@functools.lru_cache(maxsize=64)
+def _forms_of(secret: str) -> SecretForms:
+    """`SecretForms.of`, once per secret and process (compiling the pattern of a long
+    secret takes a while; redactors are made again and again for the same environment)."""
+    return SecretForms.of(secret)
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:

@@ -55,3 +55,51 @@ def test_confirmation_results_from_another_environment_are_refused(
     assert captured.out == ""
     assert "env_vars.OMP_NUM_THREADS (compared None, confirmation '8')" in captured.err
     assert str(confirm) in captured.err
+
+
+def _move_to_env(root: Path, sha: str, env: str) -> None:
+    """Re-record ``sha``'s results as measured in the asv environment ``env`` (file name and
+    ``env_name``), nothing else changed."""
+    (path,) = (root / "perf-runner").glob(f"{sha[:8]}-*.json")
+    data = json.loads(path.read_text())
+    data["env_name"] = env
+    path.unlink()
+    (path.parent / f"{sha[:8]}-{env}.json").write_text(json.dumps(data))
+
+
+def test_results_from_two_asv_environments_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 30 item 1: two result sets identical but for ``env_name`` (head measured in the
+    system interpreter's environment, base in a virtualenv) passed with exit 0. Refused:
+    exit 3 naming both environments, in the report and in verdict.json."""
+    root = _tree(tmp_path)
+    _move_to_env(root, f.BASE_SHA, "virtualenv-py3.11")
+    _move_to_env(root, f.HEAD_SHA, "existing-py_usr_bin_python3")
+    out = tmp_path / "out"
+    assert _compare(root, _config(tmp_path), "--report-dir", str(out)) == 3
+    printed = capsys.readouterr().out
+    assert "different asv environments" in printed
+    assert "virtualenv-py3.11" in printed and "existing-py\\_usr\\_bin\\_python3" in printed
+    reason = json.loads((out / "verdict.json").read_text())["reasons"][0]
+    assert reason == (
+        "ERROR: comparison refused: base and head results come from different asv "
+        "environments (base 'virtualenv-py3.11', head 'existing-py_usr_bin_python3')"
+    )
+    _move_to_env(root, f.BASE_SHA, "existing-py_usr_bin_python3")  # one environment: compared
+    assert _compare(root, _config(tmp_path)) == 0
+
+
+def test_the_environment_is_never_ignored(tmp_path: Path) -> None:
+    """``fingerprint_ignore`` loosens machine keys; results of two asv environments are
+    never compared, whatever it lists."""
+    root = _tree(tmp_path)
+    _move_to_env(root, f.HEAD_SHA, "virtualenv-py3.11")
+    text = Path(_config(tmp_path)).read_text()
+    loose = tmp_path / "loose.toml"
+    loose.write_text(
+        text.replace(
+            "[tool.perfgate]", "[tool.perfgate]\nfingerprint_ignore = ['asv_environment']", 1
+        )
+    )
+    assert _compare(root, str(loose)) == 3

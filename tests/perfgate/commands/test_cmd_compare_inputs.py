@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pg_results_factory as f
 import pytest
+from bad_dirs import BAD_KINDS, bad_output_dir
 from test_cmd_compare import BENCH, CONFIG, _config, _tree
 
 from perfgate import atomic, cli
@@ -70,33 +70,39 @@ def test_a_throughput_loss_is_not_passed_by_default_rules(
     assert cli.main(_argv(root, "--config", _config(tmp_path, rules))) == 1
 
 
-@pytest.mark.parametrize("misuse", ["existing file", "under a file", "unwritable"])
+@pytest.mark.parametrize("kind", BAD_KINDS)
 def test_report_dir_misuse_is_a_clean_error_before_any_output(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    misuse: str,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
-    """No PASS table and then a traceback: exit 3 naming the path, nothing on stdout."""
-    afile = tmp_path / "afile"
-    afile.write_text("not a folder\n")
-    target = {"existing file": afile, "under a file": afile / "report"}.get(
-        misuse, tmp_path / "ro" / "report"
-    )
-    if misuse == "unwritable":
-        (tmp_path / "ro").mkdir()
-        real_access = os.access
-        monkeypatch.setattr(
-            atomic.os,
-            "access",
-            lambda p, mode: False if Path(p) == tmp_path / "ro" else real_access(p, mode),
-        )
+    """No PASS table and then a traceback: exit 3 naming the path, nothing on stdout (a
+    dangling symbolic link passed the check and failed with FileExistsError at the write)."""
+    target = bad_output_dir(tmp_path, kind, monkeypatch)
     root = _tree(tmp_path)
     assert cli.main(_argv(root, "--config", _config(tmp_path), "--report-dir", str(target))) == 3
     captured = capsys.readouterr()
     assert captured.out == ""
     assert str(target) in captured.err and "expected a directory" in captured.err
     assert "Traceback" not in captured.err
+
+
+def test_a_report_dir_that_fails_at_the_write_is_a_clean_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder that passes the early check but cannot be written after all (full disk, a
+    race): exit 3 naming it, no traceback, no report printed."""
+
+    def full(*_args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(atomic, "write_new", full)
+    out = tmp_path / "out"
+    assert (
+        cli.main(_argv(_tree(tmp_path), "--config", _config(tmp_path), "--report-dir", str(out)))
+        == 3
+    )
+    captured = capsys.readouterr()
+    assert captured.out == "" and "Traceback" not in captured.err
+    assert str(out) in captured.err and "No space left on device" in captured.err
 
 
 def test_secrets_in_inputs_never_reach_the_reports(

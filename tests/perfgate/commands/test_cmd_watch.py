@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from watch_history import scripted_history, slowdown
+from pg_results_factory import write_result
+from watch_history import BENCH, scripted_history, slowdown
 
 from perfgate.cli import main
 from perfgate.config import parse_config
@@ -123,3 +124,35 @@ def test_the_probe_budget_keys_of_the_configuration() -> None:
         parse_config({"watch_budget_minutes": 0})
     with pytest.raises(ConfigError, match="tool.perfgate.watch_max_steps"):
         parse_config({"watch_max_steps": 0})
+
+
+def _foreign(history_results: Path, *shas: str) -> None:
+    """Results of commits that are not in the watched repository."""
+    for sha in shas:
+        write_result(history_results, sha, [BENCH], {BENCH.name: [[1.0] * 20]})
+
+
+def test_results_of_another_repository_are_an_error_naming_the_commits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 30 item 5: none of the stored commits is in the watched history (``--results``
+    of another repository, a shallow clone): it said "no change points" and exited 0."""
+    history = scripted_history(tmp_path)
+    _foreign(history.results, "a" * 40, "b" * 40)
+    argv = ["watch", "--results", str(history.results), "--repo", str(history.repo)]
+    assert main([*argv, "--config", str(tmp_path / "none.toml"), "--no-state"]) == 3
+    captured = capsys.readouterr()
+    assert "no change points" not in captured.out
+    assert "none of the 2 commit(s)" in captured.err
+    assert "aaaaaaaaaaaa, bbbbbbbbbbbb" in captured.err and "first-parent history" in captured.err
+
+
+def test_stored_commits_outside_the_history_are_named_in_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = _argv(tmp_path)
+    _foreign(Path(argv[2]), "c" * 40)
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "suspected  regression" in captured.out
+    assert "warning: 1 of 5 commit(s)" in captured.err and "cccccccccccc" in captured.err

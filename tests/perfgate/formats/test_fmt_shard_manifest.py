@@ -31,6 +31,7 @@ def _manifest() -> ShardManifest:
         units={"b": "seconds"}, floors={A: 0.02}, samples=("main-samples.json",),
         one_sided=(OneSided("main", 0, "head", B, (1.0, 2.0)),), extra_rounds=1,
         notes=("grid: x",), created_at="now",
+        environments={"base": ("existing-py_x",), "head": ("existing-py_x",)},
     )  # fmt: skip
 
 
@@ -48,6 +49,8 @@ def test_round_trip_and_never_overwritten(tmp_path: Path) -> None:
         ({"shard": "1"}, "shard: expected"),
         ({"one_sided": [{"phase": "main", "round": 0, "side": "left"}]}, "side must be"),
         ({"parity": {"status": "maybe"}}, "unknown status"),
+        ({"asv_environments": {"head": "existing-py_x"}}, "asv_environments: expected"),
+        ({"asv_environments": {"left": ["x"]}}, "asv_environments: expected"),
     ],
 )
 def test_bad_manifests_are_refused_naming_the_file(

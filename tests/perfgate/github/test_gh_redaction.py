@@ -13,15 +13,18 @@ import html
 import io
 import json
 import logging
+import string
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, quote_plus
 
+import pg_results_factory as f
 import pytest
 from gh_env import TOKEN, actions_env
 from gh_fake_api import FakeServer
 from test_gh_poster import FAST, REPORT_URL, SAMPLE_MD, SHA, SleepLog
 
+from perfgate import cli
 from perfgate.pipeline.publish import post_report
 from perfgate.pipeline.render import md_escape
 
@@ -115,3 +118,77 @@ def test_planted_secrets_never_reach_the_dry_run(
     assert code == 0 and server.fake.requests == []
     assert "parity output: ***" in out.getvalue()
     assert _leaks(out.getvalue()) == []
+
+
+#: Issue 30 item 2: a short credential in a URL, and how a probe wrote it.
+SHORT_URL = "postgres://u:pw@h/db"
+
+
+def _percent(text: str) -> str:
+    return "".join(f"%{b:02X}" for b in text.encode())
+
+
+CREDENTIAL_FORMS = {
+    "raw": lambda s: s,
+    "%-encoded": _percent,
+    "%-encoded, lowercase hex": lambda s: _percent(s).lower(),
+    "decimal entities": lambda s: "".join(f"&#{ord(c)};" for c in s),
+    "hex entities": lambda s: "".join(f"&#x{ord(c):x};" for c in s),
+    "backslash-escaped markdown": lambda s: "".join(
+        "\\" + c if c in string.punctuation else c for c in s
+    ),
+}
+
+
+def _credential_leaks(text: str, form: str) -> list[str]:
+    """Pieces of ``u:pw`` or ``pw`` in ``text``: raw, or each character of the password in
+    the planted form (an entity's ``&`` may have been escaped again on the way)."""
+    encode = CREDENTIAL_FORMS[form]
+    pieces = {"pw", "u:pw", *(encode(c).lstrip("&").lower() for c in "pw")}
+    return sorted(p for p in pieces if p in text.lower() and p not in ("p", "w"))
+
+
+@pytest.mark.parametrize("form", CREDENTIAL_FORMS)
+def test_a_short_url_credential_never_leaves_in_any_encoding(
+    server: FakeServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    form: str,
+) -> None:
+    """The probe's case end to end: ``DATABASE_URL=postgres://u:pw@h/db`` set, ``u:pw``
+    printed by the parity command in one encoding. ``perfgate compare`` prints and writes
+    the report (stdout, report.md, report.html, verdict.json), ``perfgate post`` posts the
+    comment and the status: none carries the credential, in that encoding or any other."""
+    monkeypatch.setenv("DATABASE_URL", SHORT_URL)
+    planted = CREDENTIAL_FORMS[form]("u:pw")
+    parity = tmp_path / "parity.json"
+    summary = f"1 failed: could not connect as {planted}@h"
+    parity.write_text(json.dumps({"status": "failed", "command": "make", "summary": summary}))
+    root, out = tmp_path / "res", tmp_path / "out"
+    bench = f.Bench("hot.K.time_k", ("n",), ((8,),))
+    f.build_tree(root, [bench], lambda *_: 1e-3)
+    config = tmp_path / "pyproject.toml"
+    config.write_text("[tool.perfgate]\nconfirm = false\nblocking = ['^hot']\n")
+    argv = ["compare", str(root), "--base", f.BASE_SHA, "--head", f.HEAD_SHA]
+    argv += ["--config", str(config)]
+    code = cli.main([*argv, "--parity-result", str(parity), "--report-dir", str(out)])
+    assert code == 2
+    printed = capsys.readouterr()
+    env = actions_env(server, DATABASE_URL=SHORT_URL)
+    assert post_report(pr=1, report_dir=out, sha=f.HEAD_SHA, env=env, policy=FAST) == 0
+    (comment,) = server.fake.comments.values()
+    (status,) = server.fake.statuses
+    outputs = {
+        "stdout": printed.out,
+        "stderr": printed.err,
+        **{
+            name: (out / name).read_text() for name in ("report.md", "report.html", "verdict.json")
+        },
+        "comment": comment["body"],
+        "status": status["description"],
+    }
+    assert "could not connect as ***@h" in outputs["status"]
+    assert {name: _credential_leaks(text, form) for name, text in outputs.items()} == {
+        name: [] for name in outputs
+    }

@@ -11,6 +11,7 @@ from perfgate.model import (
     EnvironmentCheck,
     ParityResult,
     ParityStatus,
+    RunCause,
     VariantComparison,
 )
 from perfgate.pipeline.decide import decide
@@ -214,3 +215,54 @@ def test_run_level_error_still_outranks_a_stable_regression() -> None:
     assert d.verdict is GateVerdict.ERROR and "smt" in d.reasons[0]
     d = decide([row(CaseVerdict.REGRESSED)], [], CFG, errors=["asv crashed"])
     assert d.verdict is GateVerdict.ERROR
+
+
+def _failing(count: int, blocking: bool = True, side: str = "head") -> list[CaseComparison]:
+    return [
+        CaseComparison(
+            CaseKey(f"b.f{i}", ()), CaseVerdict.FAILED, 0.05, blocking, failed_side=side, note="x"
+        )
+        for i in range(count)
+    ]
+
+
+def test_every_benchmark_failing_at_head_is_a_regression() -> None:
+    """Issue 30 item 4: one case failing at head is exit 1, but when every case failed the
+    "nothing compared" error won (exit 3) although the reasons listed 24 failures at head.
+    It is exit 1, and the decision says why the whole run blocks (its headline)."""
+    d = decide(_failing(24), [], CFG)
+    assert d.verdict is GateVerdict.REGRESSION and d.exit_code == 1
+    assert d.cause is RunCause.EVERY_CASE_FAILS_AT_HEAD
+    assert d.reasons[0] == "REGRESSION: every benchmark fails at head (24 blocking case(s))"
+    assert len(d.reasons) == 25 and not any(r.startswith("ERROR") for r in d.reasons)
+    both = decide(_failing(3, side="both"), [], CFG)  # failing at base too still fails at head
+    assert both.cause is RunCause.EVERY_CASE_FAILS_AT_HEAD
+    one = decide([*_failing(1), MEASURED], [], CFG)
+    assert (one.verdict, one.cause) == (GateVerdict.REGRESSION, None)
+
+
+def test_every_blocking_benchmark_failing_at_head_is_a_regression_too() -> None:
+    """Only cases of families that never block ran on both sides: the blocking ones all
+    failed at head, which is what the headline says (not "every benchmark")."""
+    rows = [*_failing(2), row(CaseVerdict.UNCHANGED, blocking=False)]
+    d = decide(rows, [], CFG)
+    assert (d.verdict, d.cause) == (GateVerdict.REGRESSION, RunCause.EVERY_BLOCKING_CASE_FAILS)
+    assert d.reasons[0].startswith("REGRESSION: every blocking benchmark fails at head")
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [*_failing(2), _other(CaseVerdict.FAILED, "b.g", failed_side="base", note="x")],
+        [*_failing(2), _other(CaseVerdict.NEW, "b.n", note="x")],
+        _failing(2, blocking=False),
+    ],
+)
+def test_failing_at_head_with_nothing_else_compared_stays_undecided(
+    rows: list[CaseComparison],
+) -> None:
+    """Not every blocking case failed at head (one failed at base only, one is new) or none
+    blocks: nothing was compared, the run cannot be decided (exit 3), no cause is claimed."""
+    d = decide(rows, [], CFG)
+    assert (d.verdict, d.cause) == (GateVerdict.ERROR, None)
+    assert decide(_failing(2), [], GateConfig(failed_blocks=False)).verdict is GateVerdict.ERROR

@@ -5,12 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gate_fakes import FakeSides, hooks, make_repo
+from bad_dirs import BAD_KINDS, bad_output_dir
+from gate_fakes import FakeSides, commit_speed, hooks, make_repo
 from test_pl_gate import make_repo_config
 
 from perfgate import cli
 from perfgate.errors import UserError
-from perfgate.pipeline import gate, publish
+from perfgate.formats.report_files import read_report
+from perfgate.pipeline import gate, merge, publish, shard_set
 from perfgate.pipeline.context import GateOptions
 
 pytestmark = pytest.mark.subprocess
@@ -18,21 +20,41 @@ pytestmark = pytest.mark.subprocess
 TOKEN = "ghp_" + "Gate_Secret*Token" * 2
 
 
-@pytest.mark.parametrize("misuse", ["existing file", "under a file"])
+@pytest.mark.parametrize("kind", BAD_KINDS)
 def test_report_dir_misuse_is_refused_before_anything_runs(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], misuse: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
+    """Refused before parity and measuring (a dangling symbolic link ran both, minutes of a
+    full gate, and then failed to write the report); on the command line exit 3, naming the
+    folder, with no traceback."""
     repo = make_repo(tmp_path)
-    afile = tmp_path / "afile"
-    afile.write_text("x\n")
-    target = afile if misuse == "existing file" else afile / "reports"
+    target = bad_output_dir(tmp_path, kind, monkeypatch)
     sides, out = FakeSides(), []
     opts = GateOptions(base="HEAD", head="HEAD", repo=repo, report_dir=target)
     with pytest.raises(UserError, match="expected a directory"):
         gate.run(opts, hooks(sides, out))
-    assert out == [] and sides.calls == []
+    assert out == [] and sides.calls == [] and not (repo / ".perfgate").exists()
     argv = ["gate", "--base", "HEAD", "--head", "HEAD", "--repo", str(repo)]
     assert cli.main([*argv, "--report-dir", str(target)]) == 3
+    captured = capsys.readouterr()
+    assert captured.out == "" and str(target) in captured.err
+    assert "Traceback" not in captured.err
+
+
+@pytest.mark.parametrize("kind", BAD_KINDS)
+def test_merge_refuses_a_bad_report_dir_before_merging(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """``perfgate merge`` read and merged the shards first, then failed at the write."""
+    target = bad_output_dir(tmp_path, kind, monkeypatch)
+
+    def never(*_args: object) -> None:
+        raise AssertionError("the shards were read before the report folder was checked")
+
+    monkeypatch.setattr(shard_set, "read_shards", never)
+    with pytest.raises(UserError, match="expected a directory"):
+        merge.run(merge.MergeOptions((tmp_path / "shard",), report_dir=target))
+    assert cli.main(["merge", str(tmp_path / "shard"), "--report-dir", str(target)]) == 3
     captured = capsys.readouterr()
     assert captured.out == "" and str(target) in captured.err
     assert "Traceback" not in captured.err
@@ -82,3 +104,21 @@ def test_calibrate_work_dir_that_is_a_file_is_a_clean_error(
     captured = capsys.readouterr()
     assert captured.out == "" and str(afile) in captured.err
     assert "expected a directory" in captured.err and "Traceback" not in captured.err
+
+
+def test_a_head_where_every_benchmark_fails_is_a_regression(tmp_path: Path) -> None:
+    """Issue 30 item 4, end to end: every case fails at head. One failing case was exit 1,
+    all of them exit 3 "could not decide" under 24 listed failures; now exit 1, and the
+    headline, the status summary and the first reason say why."""
+    repo = make_repo(tmp_path)
+    base = commit_speed(repo, {}, "base")
+    head = commit_speed(repo, {n: {"fail": True} for n in ("a", "b", "c")}, "all fail")
+    out: list[str] = []
+    opts = GateOptions(base=base, head=head, repo=repo, report_dir=repo / "out")
+    assert gate.run(opts, hooks(FakeSides(), out)) == 1
+    verdict = read_report(repo / "out")
+    assert (verdict.verdict, verdict.exit_code) == ("regression", 1)
+    assert verdict.summary.startswith("REGRESSION: every benchmark fails at head")
+    assert "perfgate REGRESSION: every benchmark fails at head (merge blocked)" in out[0]
+    html = (repo / "out" / "report.html").read_text()
+    assert "every benchmark fails at head" in html

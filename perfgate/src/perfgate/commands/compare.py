@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from perfgate import cli_args
+from perfgate.errors import UserError
 from perfgate.pipeline import publish, render, stored_results
 from perfgate.secrets import redact_env
 
@@ -125,6 +126,9 @@ def run(
     report = stored_results.build_report(inputs, command)
     markdown = redact_env(render.render_markdown(report), os.environ)
     if report_dir is not None:  # written first: nothing is printed that is not final
-        publish.write_reports(Path(report_dir), report, markdown)
+        try:
+            publish.write_reports(Path(report_dir), report, markdown)
+        except OSError as exc:  # checked early, yet unwritable now (a full disk, a race)
+            raise UserError(f"cannot write the report to {report_dir}: {exc}") from None
     write(markdown)
     return report.decision.exit_code

@@ -43,6 +43,9 @@ flags) and writes ``shard.json`` and its sample files into ``--report-dir``: no 
 Exit 0 when measuring succeeded, 2 on a parity failure, 3 on an error. ``perfgate merge``
 turns the N shard folders into one verdict.
 
+``--bench`` regexes are checked against the suites asv discovers at both commits before
+parity and measuring: one that selects nothing is exit 3, naming the closest benchmarks.
+
 Exit codes: 0 pass, 1 stable regression (or a benchmark failing at head), 2 parity failure,
 3 error or refused comparison (unknown revision, asv failing, corrupt results, machine
 fingerprint changed, too few samples). An error is never a pass.

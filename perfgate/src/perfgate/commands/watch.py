@@ -34,8 +34,10 @@ not-confirmed).
 
 GitHub: ``GITHUB_TOKEN`` (issues: write), ``GITHUB_REPOSITORY``, ``GITHUB_API_URL``;
 ``GITHUB_SERVER_URL`` for the commit links. Exit codes: 0 the history was analysed and every
-alert handled (or printed); 3 error (unreadable results or state, git or GitHub failing, bad
-configuration). A regression on main does not fail the run: it is an issue, not a red check.
+alert handled (or printed); 3 error (unreadable results or state, results none of whose
+commits is in ``--ref``'s first-parent history, git or GitHub failing, bad configuration).
+Stored commits outside that history are left out, named in a warning. A regression on main
+does not fail the run: it is an issue, not a red check.
 """
 
 from __future__ import annotations

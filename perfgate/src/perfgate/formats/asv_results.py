@@ -27,7 +27,7 @@ from typing import Any
 from perfgate.atomic import is_partial_name
 from perfgate.errors import ResultFileError, UserError
 from perfgate.formats.benchmarks_json import BenchmarkInfo, param_text
-from perfgate.formats.jsonfile import load_versioned
+from perfgate.formats.jsonfile import load_versioned, parse_json, versioned
 from perfgate.model import CaseKey
 
 ASV_RESULT_API_VERSION = 2
@@ -264,7 +264,13 @@ def read_result_file(
     missing keys or columns, or rows whose shapes do not match their parameters.
     """
     p = Path(path)
-    data = load_versioned(p, "version", ASV_RESULT_API_VERSION)
+    return _parse_result(p, load_versioned(p, "version", ASV_RESULT_API_VERSION), benchmarks)
+
+
+def _parse_result(
+    p: Path, data: dict[str, Any], benchmarks: Mapping[str, BenchmarkInfo] | None
+) -> ResultSet:
+    """The `ResultSet` of a result file's parsed JSON (see `read_result_file`)."""
     missing = [k for k in _REQUIRED_RESULT_KEYS if k not in data]
     if missing:
         raise ResultFileError(p, f"missing keys {missing}")
@@ -294,6 +300,29 @@ def read_result_file(
         cases=cases,
         durations=parse_durations(str(p), data),
     )
+
+
+def stored_problem(path: str, content: bytes) -> str | None:
+    """What makes ``content``, stored at ``path`` of an asv results layout (a
+    ``<machine>/machine.json`` or a ``<machine>/<hash8>-<env>.json``), unreadable by asv and
+    perfgate (corrupt JSON, another version, a result file of the wrong shape); None when
+    it reads, or when ``path`` is neither kind of file."""
+    parts = Path(path).parts
+    if len(parts) != 2 or not path.endswith(".json") or is_partial_name(parts[1]):
+        return None
+    try:
+        data = parse_json(path, content.decode("utf-8"))
+        if parts[1] == "machine.json":
+            versioned(path, data, "version", ASV_MACHINE_API_VERSION)
+        elif parts[1] not in _SKIP_FILES:
+            _parse_result(
+                Path(path), versioned(path, data, "version", ASV_RESULT_API_VERSION), None
+            )
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 text ({exc})"
+    except ResultFileError as exc:
+        return exc.problem
+    return None
 
 
 @dataclass(frozen=True)

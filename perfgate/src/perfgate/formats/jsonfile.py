@@ -27,18 +27,28 @@ def load_json(path: Path) -> Any:
         raise ResultFileError(path, "file does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ResultFileError(path, f"cannot read file: {exc}") from None
+    return parse_json(path, text)
+
+
+def parse_json(path: str | Path, text: str) -> Any:
+    """``text`` (the content of ``path``) as JSON; corrupt text raises `ResultFileError`."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ResultFileError(path, f"corrupt or truncated JSON ({exc})") from None
 
 
-def load_versioned(path: Path, key: str, version: int) -> dict[str, Any]:
-    """A JSON object whose ``key`` equals ``version`` (asv's file versions)."""
-    data = load_json(path)
+def versioned(path: str | Path, data: Any, key: str, version: int) -> dict[str, Any]:
+    """``data`` (loaded from ``path``) if it is a JSON object whose ``key`` equals
+    ``version`` (asv's file versions), else `ResultFileError`."""
     if not isinstance(data, dict):
         raise ResultFileError(path, "expected a JSON object at top level")
     found = data.get(key)
     if found != version:
         raise ResultFileError(path, f"unsupported {key} {found!r}; expected {version}")
     return data
+
+
+def load_versioned(path: Path, key: str, version: int) -> dict[str, Any]:
+    """A JSON object whose ``key`` equals ``version`` (asv's file versions)."""
+    return versioned(path, load_json(path), key, version)

@@ -15,11 +15,13 @@ merge``::
      "samples": ["main-samples.json", "confirm-samples.json"],
      "one_sided": [{"phase": "main", "round": 0, "side": "head", "benchmark": ...,
                     "params": ..., "samples": [t, ...] | null}],
-     "extra_rounds": 0, "budget_exhausted": false, "notes": ["..."]}
+     "extra_rounds": 0, "budget_exhausted": false, "notes": ["..."],
+     "asv_environments": {"base": ["existing-py_..."], "head": ["existing-py_..."]}}
 
 The sample files (`perfgate.formats.samples`) hold the cases that ran on both sides of a
 round; ``one_sided`` holds the rest (a case new or removed at head), so the merge rebuilds
-every round as the shard ran it.
+every round as the shard ran it. ``asv_environments`` names the asv environments each side's
+runs measured in (absent in manifests written before it was kept: unknown).
 """
 
 from __future__ import annotations
@@ -76,6 +78,8 @@ class ShardManifest:
     budget_exhausted: bool = False
     notes: tuple[str, ...] = ()
     created_at: str = ""
+    #: side ("base", "head") -> the asv environments its runs measured in
+    environments: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def _key_doc(key: CaseKey) -> dict[str, Any]:
@@ -123,6 +127,7 @@ def to_document(m: ShardManifest) -> dict[str, Any]:
         "extra_rounds": m.extra_rounds,
         "budget_exhausted": m.budget_exhausted,
         "notes": list(m.notes),
+        "asv_environments": {side: list(names) for side, names in m.environments.items()},
     }
 
 
@@ -173,6 +178,20 @@ class _Reader:
             self.key(item),
             self.samples(item.get("samples")),
         )
+
+    def environments(self) -> dict[str, tuple[str, ...]]:
+        found = self.data.get("asv_environments", {})
+        ok = isinstance(found, Mapping) and all(
+            side in ("base", "head")
+            and isinstance(names, list)
+            and all(isinstance(n, str) for n in names)
+            for side, names in found.items()
+        )
+        if not ok:
+            raise ResultFileError(
+                self.path, f"asv_environments: expected {{side: [names]}}, got {found!r}"
+            )
+        return {side: tuple(names) for side, names in found.items()}
 
     def parity(self) -> ParityResult:
         doc = self.get("parity", dict)
@@ -227,6 +246,7 @@ def parse_manifest(data: Any, path: str = "<shard>") -> ShardManifest:
         budget_exhausted=r.get("budget_exhausted", bool),
         notes=tuple(str(n) for n in r.get("notes", list)),
         created_at=str(data.get("created_at", "")),
+        environments=r.environments(),
     )
 
 

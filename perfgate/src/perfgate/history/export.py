@@ -3,10 +3,13 @@ should measure, and planning that run's time and shards (see `perfgate.history`)
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 from perfgate.atomic import replace_file, write_new
+from perfgate.formats.asv_results import stored_problem
 from perfgate.git import Git
 from perfgate.history.branch import (
     HistoryError,
@@ -28,8 +31,23 @@ from perfgate.history.plan import DEFAULT_HEADROOM, HistoryPlan, plan_history
 from perfgate.secrets import redact_url
 
 
-def export(repo: Path, remote: str, branch: str, dest: Path, ref: str = "HEAD") -> dict[str, str]:
+def _warn(message: str) -> None:
+    print(f"perfgate history export: warning: {message}", file=sys.stderr)
+
+
+def export(
+    repo: Path,
+    remote: str,
+    branch: str,
+    dest: Path,
+    ref: str = "HEAD",
+    warn: Callable[[str], None] = _warn,
+) -> dict[str, str]:
     """Copy the branch's files into ``dest`` (for ``asv publish``); path -> status.
+
+    A result file or ``machine.json`` that asv and ``perfgate watch`` cannot read (corrupt
+    JSON, another version, the wrong shape) is exported as it is (the branch is the record;
+    it is append-only) with a warning naming it and what is wrong (``warn``; default stderr).
 
     ``benchmarks.json`` is the suite of the newest commit of ``ref``'s first-parent history
     that has one (``suites/`` itself is not copied). Missing files are written; existing ones
@@ -48,6 +66,9 @@ def export(repo: Path, remote: str, branch: str, dest: Path, ref: str = "HEAD") 
     paths = sorted(layout)
     status = {}
     for path, content in zip(paths, read_blobs(git, [layout[p] for p in paths]), strict=True):
+        problem = stored_problem(path, content)
+        if problem is not None:
+            warn(f"{path}: {problem} (on {branch}; asv and perfgate watch cannot read it)")
         target = dest / path
         if write_new(target, content):
             status[path] = "written"

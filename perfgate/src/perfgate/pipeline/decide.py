@@ -5,7 +5,8 @@ When several apply, the most severe wins: ERROR > PARITY_FAILURE > REGRESSION > 
 reason is kept, with one exception (`headline`): a blocking case that stably regressed makes
 the run a REGRESSION even when other cases could not be decided (they stay listed below it).
 The policy fails closed: an error, an unknown state, a refused comparison or an empty
-comparison is ERROR, never PASS.
+comparison is ERROR, never PASS. A run where every blocking case failed at head compared
+nothing, yet is decided: a REGRESSION, as one failing case is, with that `RunCause`.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ from collections.abc import Sequence
 
 from perfgate.config import GateConfig
 from perfgate.model import (
+    ASV_ENVIRONMENT,
     CaseComparison,
     EnvironmentCheck,
     Finding,
     GateDecision,
     ParityResult,
     ParityStatus,
+    RunCause,
     VariantComparison,
 )
 from perfgate.verdict import CaseVerdict, GateVerdict
@@ -136,6 +139,24 @@ def _nothing_compared(rows: Sequence[CaseComparison]) -> str:
     return f"no blocking benchmark case has results on both sides ({seen})"
 
 
+def _environment_findings(env: EnvironmentCheck) -> list[tuple[GateVerdict, str]]:
+    """The refusals of the environment check: results of two asv environments, and machine
+    fingerprints that differ (each names both sides' values)."""
+    differing = env.differing_keys
+    out = []
+    if ASV_ENVIRONMENT in differing:
+        base, head = env.base.get(ASV_ENVIRONMENT), env.head.get(ASV_ENVIRONMENT)
+        out.append(
+            f"comparison refused: base and head results come from different asv environments "
+            f"(base {base!r}, head {head!r})"
+        )
+    machine = [k for k in differing if k != ASV_ENVIRONMENT]
+    if machine:
+        keys = "; ".join(env.differences(machine))
+        out.append(f"comparison refused: machine fingerprints differ in {keys}")
+    return [(GateVerdict.ERROR, text) for text in out]
+
+
 def decide(
     rows: Sequence[CaseComparison],
     variants: Sequence[VariantComparison],
@@ -149,11 +170,8 @@ def decide(
 ) -> GateDecision:
     """Combine everything into one `GateDecision` (pure; see module docstring for the order)."""
     findings: list[tuple[GateVerdict, str]] = [(GateVerdict.ERROR, e) for e in errors]
-    if environment is not None and environment.differing_keys:
-        keys = "; ".join(environment.differences())
-        findings.append(
-            (GateVerdict.ERROR, f"comparison refused: machine fingerprints differ in {keys}")
-        )
+    if environment is not None:
+        findings += _environment_findings(environment)
     findings += [
         (GateVerdict.PARITY_FAILURE, f"construction failed: {f}") for f in construction_failures
     ]
@@ -175,15 +193,40 @@ def decide(
             )
             if finding:
                 case_findings.append(finding)
-    findings += case_findings
+    cause = None
     if not any(r.blocking and r.verdict in _COMPARED for r in rows):
-        findings.append((GateVerdict.ERROR, _nothing_compared(rows)))
-    return headline(findings, case_findings)
+        cause = _failing_at_head(rows, config)
+        if cause is None:
+            findings.append((GateVerdict.ERROR, _nothing_compared(rows)))
+        else:
+            blocking = sum(r.blocking for r in rows)
+            findings.append(
+                (GateVerdict.REGRESSION, f"{cause.value} ({blocking} blocking case(s))")
+            )
+    findings += case_findings
+    return headline(findings, case_findings, cause)
+
+
+def _fails_at_head(row: CaseComparison) -> bool:
+    return row.verdict is CaseVerdict.FAILED and row.failed_side in ("head", "both")
+
+
+def _failing_at_head(rows: Sequence[CaseComparison], config: GateConfig) -> RunCause | None:
+    """When nothing blocking was compared because every blocking case failed at head (and
+    failures block): the cause, said in the headline. Such a run is a regression, as one
+    failing case is, not a run that "could not decide"; otherwise None."""
+    blocking = [r for r in rows if r.blocking]
+    if not (config.failed_blocks and blocking and all(map(_fails_at_head, blocking))):
+        return None
+    if all(map(_fails_at_head, rows)):
+        return RunCause.EVERY_CASE_FAILS_AT_HEAD
+    return RunCause.EVERY_BLOCKING_CASE_FAILS
 
 
 def headline(
     findings: Sequence[tuple[GateVerdict, str]],
     case_findings: Sequence[tuple[GateVerdict, str]],
+    cause: RunCause | None = None,
 ) -> GateDecision:
     """The verdict and its findings in report order: the headline follows the evidence.
 
@@ -193,10 +236,12 @@ def headline(
     regressed (a REGRESSION case finding) outranks cases that could not be decided (ERROR
     case findings): the run is a REGRESSION, said first, and the undecided cases are listed
     below it, so exit 3 is left for runs where nothing stable was found. A run-level ERROR
-    (the comparison itself is in doubt) still wins.
+    (the comparison itself is in doubt) still wins. ``cause`` (a run-wide cause of the
+    verdict) is kept when the verdict is the one it explains.
     """
     regressed = any(f[0] is GateVerdict.REGRESSION for f in case_findings)
     undecided = {id(f) for f in case_findings if regressed and f[0] is GateVerdict.ERROR}
     verdict = _worst([f[0] for f in findings if id(f) not in undecided])
     ordered = sorted(findings, key=lambda f: (f[0] is not verdict, -_SEVERITY.index(f[0])))
-    return GateDecision(verdict, tuple(Finding(*f) for f in ordered))
+    kept = cause if verdict is GateVerdict.REGRESSION else None
+    return GateDecision(verdict, tuple(Finding(*f) for f in ordered), kept)

@@ -9,7 +9,9 @@ side only (new or removed at head) is a planned case too.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import difflib
+import re
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from perfgate.errors import UserError
@@ -34,6 +36,33 @@ def asv_discover(settings: GateSettings, side: str, folder: Path) -> Suite:
             f"{outcome.returncode}); asv output (tail):\n{outcome.tail[-2000:]}"
         )
     return read_benchmarks(folder)
+
+
+#: Benchmark names a refused ``--bench`` regex is shown beside (the closest ones).
+CLOSEST_NAMES = 3
+
+
+def check_selection(names: Mapping[CaseKey, str], bench: Sequence[str]) -> None:
+    """Refuse (`UserError`) ``--bench`` regexes that select none of the discovered cases
+    (``names``: case -> asv name, as asv's ``--bench`` searches them), naming each with the
+    discovered benchmarks closest to it: a selection of nothing would run parity and asv for
+    nothing, and could only end in an error."""
+    refused = []
+    benchmarks = sorted({key.benchmark for key in names})
+    for regex in bench:
+        try:
+            if any(re.search(regex, name) for name in names.values()):
+                continue
+        except re.error as exc:
+            raise UserError(f"--bench {regex!r}: not a regular expression ({exc})") from None
+        plain = re.sub(r"[\^$\\]", "", regex)
+        closest = difflib.get_close_matches(plain, benchmarks, CLOSEST_NAMES, cutoff=0.0)
+        refused.append(
+            f"--bench {regex!r} selects none of the {len(benchmarks)} benchmark(s) discovered "
+            f"at base and head (closest: {', '.join(closest) or 'none'})"
+        )
+    if refused:
+        raise UserError("; ".join(refused) + "; parity and measuring were not run")
 
 
 def discovered_names(settings: GateSettings, discover: Discoverer) -> dict[CaseKey, str]:

@@ -12,6 +12,7 @@ import shlex
 import time
 import traceback
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from perfgate import containment, machine
 from perfgate.atomic import check_output_dir
@@ -19,6 +20,7 @@ from perfgate.config import GateConfig
 from perfgate.errors import RunnerError, UserError
 from perfgate.formats import report_files, timeline
 from perfgate.formats.jsonfile import utc_stamp
+from perfgate.formats.noise import NoiseFile
 from perfgate.model import (
     EnvironmentCheck,
     Finding,
@@ -26,10 +28,12 @@ from perfgate.model import (
     Measured,
     ParityResult,
     ParityStatus,
+    with_asv_environments,
 )
 from perfgate.pipeline import context, decide, measure, parity, publish, render, sim_phase
 from perfgate.pipeline.compare.analysis import Analysis, analyse
 from perfgate.pipeline.context import GateOptions, GateSettings
+from perfgate.pipeline.discover import check_selection, discovered_names
 from perfgate.pipeline.hooks import Hooks
 from perfgate.secrets import redact_env
 from perfgate.verdict import GateVerdict
@@ -79,10 +83,28 @@ def _gate(opts: GateOptions, hooks: Hooks) -> render.Report:
     plan, fp_start, s = context.settings_on_this_machine(
         opts, revs, config, hooks.fingerprint, hooks.valgrind
     )
+    progress = _Progress()
     try:
-        return _gate_run(opts, hooks, (plan, fp_start), s, (revs.note(opts.base), given), started)
+        return _gate_run(
+            opts, hooks, (plan, fp_start), s, (revs.note(opts.base), given), started, progress
+        )
+    except (UserError, RunnerError, OSError) as exc:
+        hooks.log(f"error: {redact_env(str(exc), os.environ)}")
+        return _failed_report(opts, s, str(exc), progress)
+    except Exception as exc:  # fail closed, and say what ran (as run() does before this)
+        hooks.log(redact_env(traceback.format_exc(), os.environ))
+        return _failed_report(opts, s, f"internal error: {type(exc).__name__}: {exc}", progress)
     finally:
         context.discard_exports(s)
+
+
+@dataclass
+class _Progress:
+    """What a run has done so far, for the report of a run that fails half-way: parity as
+    it ended (None: not run) and the report notes gathered."""
+
+    parity: ParityResult | None = None
+    notes: tuple[str, ...] = ()
 
 
 def _gate_run(
@@ -92,31 +114,27 @@ def _gate_run(
     s: GateSettings,
     inputs: tuple[str | None, ParityResult | None],
     started: float,
+    progress: _Progress,
 ) -> render.Report:
     """The run after its exports (``started``: when the run began, for its timeline):
-    parity, measurement, comparison and decision; ``inputs`` are the note on the base and
-    the parity result taken from CI (None: run it here)."""
-    base_note, given = inputs
+    the ``--bench`` check, parity, measurement, comparison and decision; ``inputs`` are the
+    note on the base and the parity result taken from CI (None: run it here); ``progress``
+    is kept up to date for a report of a failure."""
+    given = inputs[1]
     config, machine_name = s.config, s.machine
     plan, fp_start = machine_at_start
     killed_before = len(containment.killed())
-    hooks.log(f"base {s.base[:12]} head {s.head[:12]} machine {machine_name}; run dir {s.run_dir}")
-    changes = (
-        *([base_note] if base_note else []),
-        *context.suite_notes(s),
-        *([_parity_note(opts, s)] if given else []),
-    )
-    # read before any code of the head runs (parity, benchmarks)
-    found = context.read_noise(s.repo, opts.floors_ref, machine_name)
+    found = _before_parity(opts, hooks, s, inputs, progress)
+    changes = progress.notes
     parity_started = time.monotonic()
     parity_result = given or parity.run_parity(s, parity.parity_command(config, opts.quick))
     parity_s = None if given else time.monotonic() - parity_started
     hooks.log(f"parity: {parity_result.status.value}" + (" (from CI)" if given else ""))
+    progress.parity = parity_result
     if parity_result.status is not ParityStatus.PASSED:
         failed = decide.parity_failure_decision(parity_result)
         notes = (*containment.killed_note(killed_before), *changes)
         return _report(opts, s, failed, None, parity_result, None, notes)
-    hooks.register_machine(machine_name)
     noise, noise_note = context.usable_noise_file(
         found, machine_name, fp_start.to_dict(), config.min_samples
     )
@@ -135,9 +153,12 @@ def _gate_run(
     fp_end = hooks.fingerprint(plan)
     sides = (sim.base, sim.head, sim.base_again) if sim is not None else None
     analysis = analyse(measured, config, floors, sides)
+    envs = {side: set(measurer.environments.get(side, ())) for side in ("base", "head")}
+    for side, names in (sim.environments if sim is not None else {}).items():
+        envs[side] |= names
     environment = EnvironmentCheck(
-        context.comparable_fingerprint(fp_start),
-        context.comparable_fingerprint(fp_end),
+        with_asv_environments(context.comparable_fingerprint(fp_start), envs["base"]),
+        with_asv_environments(context.comparable_fingerprint(fp_end), envs["head"]),
         config.fingerprint_ignore,
     )
     decision = decide.decide(
@@ -150,6 +171,30 @@ def _gate_run(
         *changes,
     )
     return _report(opts, s, decision, analysis, parity_result, environment, notes)
+
+
+def _before_parity(
+    opts: GateOptions,
+    hooks: Hooks,
+    s: GateSettings,
+    inputs: tuple[str | None, ParityResult | None],
+    progress: _Progress,
+) -> NoiseFile | None:
+    """The noise file (read before any code of the head runs), asv's machine, and the
+    ``--bench`` regexes checked against the discovered suites (before parity and measuring:
+    a selection of nothing would run them for nothing); the run's notes into ``progress``."""
+    base_note, given = inputs
+    hooks.log(f"base {s.base[:12]} head {s.head[:12]} machine {s.machine}; run dir {s.run_dir}")
+    progress.notes = (
+        *([base_note] if base_note else []),
+        *context.suite_notes(s),
+        *([_parity_note(opts, s)] if given else []),
+    )
+    found = context.read_noise(s.repo, opts.floors_ref, s.machine)
+    hooks.register_machine(s.machine)  # asv's discovery and rounds need it
+    if opts.bench:
+        check_selection(discovered_names(s, hooks.discover), opts.bench)
+    return found
 
 
 def _notes(
@@ -165,7 +210,10 @@ def _notes(
     pin = f"pinning: cpus {machine.format_cpulist(plan.cpus)}, memory {plan.memory_policy}"
     pin += f", prefix {shlex.join(plan.prefix) or '(none)'}"
     samples = "samples: " + ", ".join(str(p) for p in measured.sample_files)
-    env_note = "environment: fingerprint at the start (base column) and end (head column)"
+    env_note = (
+        "environment: fingerprint at the start (base column) and end (head column), and "
+        "the asv environment each side measured in"
+    )
     notes = (f"configuration: {s.config.source}", rounds, floors, pin, samples, env_note)
     return (*notes, s.instruments_note) if s.instruments_note else notes
 
@@ -216,7 +264,7 @@ def _report(
     s: GateSettings,
     decision: GateDecision,
     analysis: Analysis | None,
-    parity_result: ParityResult,
+    parity_result: ParityResult | None,
     environment: EnvironmentCheck | None,
     notes: Sequence[str],
 ) -> render.Report:
@@ -236,6 +284,16 @@ def _report(
         environment=environment,
         notes=tuple(notes),
     )
+
+
+def _failed_report(
+    opts: GateOptions, s: GateSettings, message: str, progress: _Progress
+) -> render.Report:
+    """The ERROR report of a run that failed after its set-up: its commits and machine,
+    parity as it ended and the notes so far (what really ran)."""
+    message = redact_env(message, os.environ)
+    decision = GateDecision(GateVerdict.ERROR, (Finding(GateVerdict.ERROR, message),))
+    return _report(opts, s, decision, None, progress.parity, None, progress.notes)
 
 
 def _error_report(opts: GateOptions, message: str) -> render.Report:

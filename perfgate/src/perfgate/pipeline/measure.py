@@ -59,6 +59,8 @@ class Measurer:
     deadline: float | None = None
     #: every round's wall time, the seconds asv recorded for its cases and its asv runs
     round_times: list[RoundTime] = field(default_factory=list)
+    #: side -> the asv environments its runs measured in (`SideRun.env_name`)
+    environments: dict[str, set[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.deadline is None:
@@ -86,6 +88,7 @@ class Measurer:
                 run = self.side_runner(settings, side, folder, bench)
                 sides[side].update(run.samples)
                 runs.append(run)
+                self.environments.setdefault(side, set()).add(run.env_name)
                 self.names.update(case_names(run.suite))
                 self.units.update(benchmark_units(run.suite))
         wanted = set(keys) if keys is not None else None

@@ -25,7 +25,7 @@ from perfgate.formats.benchmarks_json import Suite, case_names, read_benchmarks
 from perfgate.model import CaseKey
 from perfgate.pipeline import context, parity, plan
 from perfgate.pipeline.context import GateOptions, Revisions
-from perfgate.pipeline.discover import discovered_names
+from perfgate.pipeline.discover import check_selection, discovered_names
 from perfgate.pipeline.hooks import Hooks
 
 
@@ -130,7 +130,9 @@ def build_plan(opts: GateOptions, lister: Lister | None = None) -> plan.Plan:
     config = context.load_gate_config(opts, revs)
     bench = context.selection(opts, config)
     budget_s = context.budget_seconds(opts, config)
-    keys = selected((lister or discover_cases)(opts, revs, config), bench)
+    names = (lister or discover_cases)(opts, revs, config)
+    check_selection(names, opts.bench)  # the run would refuse it: so does its plan
+    keys = selected(names, bench)
     work = opts.work_dir or revs.repo / context.WORK_DIR
     run = newest_run(work)
     costs = stored_costs(run)[1] if run is not None else {}

@@ -357,7 +357,7 @@ def _context(report: Report) -> dict[str, Any]:
         "variants_faster": faster,
         "relative": [v for v in report.variants if v.relative is not None],
         "marker": Raw(MARKER),
-        "headline": _HEADLINES[verdict],
+        "headline": headline(report.decision),
         "icon": Raw(_ICONS[verdict]),
         "exit_code": verdict.exit_code,
         "regressions": regressions,
@@ -410,13 +410,18 @@ def _row_json(row: CaseComparison) -> dict[str, Any]:
     }
 
 
+def headline(decision: GateDecision) -> str:
+    """The verdict's headline, naming the run-wide cause the decision gives, if any."""
+    name, _, rest = _HEADLINES[decision.verdict].partition(": ")
+    return f"{name}: {decision.cause.value} ({rest})" if decision.cause else f"{name}: {rest}"
+
+
 def summary_line(decision: GateDecision) -> str:
     """One line for a commit status: the headline and the first (most severe) reason."""
-    head = _HEADLINES[decision.verdict]
+    head = headline(decision)
     if not decision.findings:
         return head
-    first = decision.findings[0].text
-    return f"{head} ({len(decision.findings)} finding(s); first: {first})"
+    return f"{head} ({len(decision.findings)} finding(s); first: {decision.findings[0].text})"
 
 
 def verdict_json(report: Report) -> dict[str, Any]:

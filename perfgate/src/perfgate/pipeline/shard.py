@@ -48,7 +48,7 @@ from perfgate.formats.shard_manifest import MANIFEST, ShardManifest
 from perfgate.model import CaseKey, ParityResult, ParityStatus, natural_key
 from perfgate.pipeline import context, decide, measure, parity, partition, plan, preview
 from perfgate.pipeline.context import GateOptions, GateSettings
-from perfgate.pipeline.discover import discovered_names
+from perfgate.pipeline.discover import check_selection, discovered_names
 from perfgate.pipeline.hooks import Hooks
 from perfgate.pipeline.sampling import selection_regexes
 from perfgate.secrets import redact_env
@@ -114,12 +114,16 @@ def _measure_shard(
     machine_at_start: tuple[dict[str, Any], machine.PinPlan],
     given: ParityResult | None,
 ) -> int:
-    """Noise floors (read before any head code runs), parity (``given``: CI's result for the
-    head, else run here), the partition, then this shard's measurement; writes shard.json
-    (also after a parity failure)."""
+    """Noise floors (read before any head code runs), the suites (asv's discovery, which
+    ``--bench`` must select from), parity (``given``: CI's result for the head, else run
+    here), the partition, then this shard's measurement; writes shard.json (also after a
+    parity failure)."""
     fp_start, pin = machine_at_start
     killed_before = len(containment.killed())
     found = context.read_noise(s.repo, opts.floors_ref, s.machine)
+    hooks.register_machine(s.machine)  # asv's discovery needs it
+    names = discovered_names(s, hooks.discover)  # once: the --bench check and the partition
+    check_selection(names, opts.bench)  # before parity: a selection of nothing runs nothing
     parity_result = given or parity.run_parity(s, parity.parity_command(s.config, opts.quick))
     hooks.log(
         f"shard {spec.label}: parity {parity_result.status.value}"
@@ -136,10 +140,8 @@ def _measure_shard(
         base = replace(base, notes=containment.killed_note(killed_before))
         shard_manifest.write_manifest(opts.report_dir, base)
         return decide.parity_failure_decision(parity_result).exit_code
-    hooks.register_machine(s.machine)
     noise, noise_note = context.usable_noise_file(found, s.machine, fp_start, s.config.min_samples)
     floors = noise.floors() if noise is not None else {}
-    names = discovered_names(s, hooks.discover)
     planned, cut = shard_partition(s, spec, names)
     mine = cut.cases(spec)
     hooks.log(f"shard {spec.label}: {len(mine)} of {len(planned)} planned case(s)")
@@ -190,4 +192,5 @@ def _measure(
         one_sided=tuple(one_sided),
         extra_rounds=logs.extra_rounds,
         budget_exhausted=logs.budget_exhausted,
+        environments={side: tuple(sorted(n)) for side, n in measurer.environments.items()},
     )

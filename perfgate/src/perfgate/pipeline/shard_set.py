@@ -19,7 +19,14 @@ from typing import Any
 from perfgate.errors import UserError
 from perfgate.formats import samples
 from perfgate.formats.shard_manifest import ShardManifest, read_manifest
-from perfgate.model import CaseKey, EnvironmentCheck, ParityStatus, Round, natural_key
+from perfgate.model import (
+    CaseKey,
+    EnvironmentCheck,
+    ParityStatus,
+    Round,
+    natural_key,
+    with_asv_environments,
+)
 from perfgate.pipeline.context import comparable
 
 
@@ -179,7 +186,30 @@ def check_fingerprints(shards: Sequence[Shard], ignore: tuple[str, ...]) -> Envi
                 f"{s.name} measured as machine {s.manifest.machine!r}, {first.name} as "
                 f"{first.manifest.machine!r}"
             )
-    return EnvironmentCheck(reference, comparable(shards[-1].manifest.fingerprint_end), ignore)
+    return EnvironmentCheck(
+        with_asv_environments(reference, _environments(shards, "base")),
+        with_asv_environments(comparable(shards[-1].manifest.fingerprint_end),
+                              _environments(shards, "head")),
+        ignore,
+    )  # fmt: skip
+
+
+def _environments(shards: Sequence[Shard], side: str) -> tuple[str, ...]:
+    """The asv environment(s) ``side`` measured in: one name when every shard's runs of it
+    used the same, else each shard's (``shard K/N: name``). A shard compares its cases
+    within its own runs, so runners whose environments are named differently merge; a
+    shard whose base and head differ makes the merged sides differ too."""
+    per_shard = [
+        (
+            f"shard {s.manifest.shard}/{s.manifest.of}",
+            ", ".join(s.manifest.environments.get(side, ())),
+        )
+        for s in shards
+    ]
+    names = {env for _, env in per_shard}
+    if len(names) <= 1:
+        return tuple(names)
+    return ("; ".join(f"{shard}: {env or 'unknown'}" for shard, env in per_shard),)
 
 
 def failed_parity(shards: Sequence[Shard]) -> Shard | None:

@@ -41,6 +41,8 @@ class SideRun:
     suite: Suite
     #: asv's per-benchmark durations of this run (seconds; empty when unknown)
     durations: Mapping[str, float] = field(default_factory=dict)
+    #: the asv environment the run measured in (its result file's ``env_name``; "": unknown)
+    env_name: str = ""
 
 
 SideRunner = Callable[[GateSettings, str, Path, Sequence[str]], SideRun]
@@ -149,4 +151,4 @@ def read_side(round_dir: Path, machine_name: str, sha: str, outcome: ProcessOutc
             out[key] = None
         elif case.state is asv_results.CaseState.OK:
             out[key] = case.samples or ((case.value,) if case.value else None)
-    return SideRun(out, suite, dict(result.durations))
+    return SideRun(out, suite, dict(result.durations), result.env_name)

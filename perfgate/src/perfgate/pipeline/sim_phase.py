@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from perfgate.formats.benchmarks_json import benchmark_units
@@ -37,6 +37,8 @@ class SimMeasured:
     head: dict[CaseKey, Measurement]
     base_again: dict[CaseKey, Measurement]
     seconds: float
+    #: side -> the asv environments its runs measured in (checked with the wall clock's)
+    environments: dict[str, set[str]] = field(default_factory=dict)
 
 
 def sim_env(settings: GateSettings, bench: Sequence[str]) -> dict[str, str]:
@@ -76,13 +78,17 @@ def run_sim_phase(
     started = time.monotonic()
     log("sim: counting the base twice and the head once under callgrind, all at once")
     try:
-        base, head, again = (measurements(r) for r in runner(s, runs, bench))
+        done = runner(s, runs, bench)
     except NothingSelected:
         log(f"sim: the suite has no benchmark for {list(bench)}; nothing to count")
         return SimMeasured({}, {}, {}, time.monotonic() - started)
+    base, head, again = (measurements(r) for r in done)
     seconds = time.monotonic() - started
     log(f"sim: {_count(head)} case figure(s) measured ({seconds:.0f}s)")
-    return SimMeasured(base, head, again, seconds)
+    environments: dict[str, set[str]] = {}
+    for (side, _folder), run in zip(runs, done, strict=True):
+        environments.setdefault(side, set()).add(run.env_name)
+    return SimMeasured(base, head, again, seconds, environments)
 
 
 def _count(side: Mapping[CaseKey, Measurement]) -> int:

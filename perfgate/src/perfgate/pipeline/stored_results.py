@@ -23,6 +23,7 @@ from perfgate.model import (
     Measurement,
     ParityResult,
     VariantComparison,
+    with_asv_environments,
 )
 from perfgate.pipeline import decide, render, rounds
 from perfgate.pipeline.compare.compile_times import compile_times
@@ -155,10 +156,12 @@ def compare_config(config_path: str | None, *, defaults: bool) -> GateConfig:
 
 def recorded_environment(results: asv_results.ResultSet) -> dict[str, Any]:
     """What asv recorded of one side's machine and environment that must match the other's:
-    its machine parameters, and the variables of its environment that change codegen or
-    threading (``machine.CODEGEN_ENV``, as ``env_vars.NAME``)."""
+    its machine parameters, the variables of its environment that change codegen or
+    threading (``machine.CODEGEN_ENV``, as ``env_vars.NAME``) and the asv environment the
+    results were measured in (`perfgate.model.ASV_ENVIRONMENT`)."""
     codegen = codegen_environment(results.env_vars)
-    return {**results.machine_info, **{f"env_vars.{k}": v for k, v in codegen.items()}}
+    recorded = {**results.machine_info, **{f"env_vars.{k}": v for k, v in codegen.items()}}
+    return with_asv_environments(recorded, (results.env_name,))
 
 
 def check_confirmation(

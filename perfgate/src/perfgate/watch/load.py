@@ -34,10 +34,13 @@ SeriesKey = tuple[str, tuple[str, ...], str]
 
 @dataclass(frozen=True)
 class Loaded:
-    """The series found, and one line per case that could not be made a series (why)."""
+    """The series found, one line per case that could not be made a series (why), the
+    commits with stored results, and those of them outside the history (left out)."""
 
     series: tuple[Series, ...]
     skipped: tuple[str, ...]
+    stored: tuple[str, ...] = ()
+    unplaced: tuple[str, ...] = ()
 
 
 def commit_positions(history_oldest_first: Sequence[str]) -> dict[str, int]:
@@ -59,9 +62,11 @@ def load_series(
     benchmarks = read_benchmarks(results_dir)
     positions = commit_positions(history_oldest_first)
     found: dict[SeriesKey, dict[str, list[CaseResult]]] = defaultdict(lambda: defaultdict(list))
+    stored: set[str] = set()
     for machine in list_machines(results_dir):
         for item in iter_result_files(results_dir, machine):
             result = read_result_file(item.path, benchmarks)
+            stored.add(result.commit_hash)
             if result.commit_hash not in positions:
                 continue
             for key, case in result.cases.items():
@@ -76,7 +81,32 @@ def load_series(
             series.append(Series(benchmark, params, machine, higher_is_better(benchmark), points))
         except SeriesError as exc:
             skipped.append(str(exc))
-    return Loaded(tuple(series), tuple(skipped))
+    unplaced = sorted(stored - set(positions))
+    return Loaded(tuple(series), tuple(skipped), tuple(sorted(stored)), tuple(unplaced))
+
+
+#: Commits a message names before it only counts the rest.
+MAX_NAMED_COMMITS = 10
+
+
+def unplaced_problem(loaded: Loaded, where: str) -> tuple[bool, str | None]:
+    """Whether the stored commits outside the history (``where``: the history looked in)
+    make the run unusable (none of them placed), and the message naming them (None: all
+    placed). A history none of whose results can be placed is not "no change"."""
+    if not loaded.unplaced:
+        return False, None
+    named = ", ".join(c[:12] for c in loaded.unplaced[:MAX_NAMED_COMMITS])
+    more = len(loaded.unplaced) - MAX_NAMED_COMMITS
+    named += f" (+{more} more)" if more > 0 else ""
+    if len(loaded.unplaced) == len(loaded.stored):
+        return True, (
+            f"none of the {len(loaded.stored)} commit(s) with results is in {where} (results "
+            f"of another repository, or a shallow clone?): {named}"
+        )
+    return False, (
+        f"{len(loaded.unplaced)} of {len(loaded.stored)} commit(s) with results are not in "
+        f"{where} and were left out: {named}"
+    )
 
 
 def case_selector(results_dir: Path) -> Callable[[str, tuple[str, ...]], ProbeCase | None]:

@@ -24,7 +24,7 @@ from perfgate import git
 from perfgate.config import GateConfig, load_config
 from perfgate.formats.benchmarks_json import read_benchmarks
 from perfgate.github import DEFAULT_COMMENT_AUTHOR
-from perfgate.history.branch import branch_git, first_parent_history
+from perfgate.history.branch import HistoryError, branch_git, first_parent_history
 from perfgate.pipeline.hooks import Hooks
 from perfgate.watch.alerts import Links
 from perfgate.watch.bisect import Budget
@@ -32,7 +32,7 @@ from perfgate.watch.confirm import FollowUp, wants_probe
 from perfgate.watch.detect import ChangeStatus
 from perfgate.watch.gate_prober import GateProber, local_machine
 from perfgate.watch.issues import Action, Alerter, IssuesApi, issues_from_env
-from perfgate.watch.load import case_selector, load_series
+from perfgate.watch.load import case_selector, load_series, unplaced_problem
 from perfgate.watch.prober import Prober
 from perfgate.watch.recheck import wants_recheck
 from perfgate.watch.record import watched_record
@@ -86,6 +86,12 @@ def watch(
     config = load_config(options.config, required=False)
     history = first_parent_history(branch_git(options.repo), options.ref, "--ref")
     loaded = load_series(options.results, history[::-1], config.is_higher_better)
+    where = f"the first-parent history of {options.ref} in {options.repo}"
+    unusable, problem = unplaced_problem(loaded, where)
+    if unusable:
+        raise HistoryError(f"{options.results}: {problem}")
+    if problem is not None:
+        print(f"perfgate watch: warning: {problem}", file=sys.stderr)
     for reason in loaded.skipped:
         print(f"perfgate watch: skipped: {reason}", file=sys.stderr)
     stored = _stored(options)
