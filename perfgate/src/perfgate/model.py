@@ -141,7 +141,10 @@ class Reason(Enum):
         "two counts of the base differ by {spread:.3%} > sim tolerance {tolerance:.3%}: "
         "not deterministic on this machine"
     )
-    SIM_UNCHECKED = "no second count of the base: determinism not checked"
+    SIM_UNCHECKED = (
+        "no second count of the base and no calibrated check of this version on this "
+        "machine (perfgate calibrate): determinism not checked"
+    )
 
     def text(self, **fields: Any) -> str:
         """The report text of this reason with its ``fields``."""

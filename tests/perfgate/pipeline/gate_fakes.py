@@ -23,7 +23,7 @@ from perfgate.pipeline.context import GateSettings
 from perfgate.pipeline.discover import asv_discover
 from perfgate.pipeline.hooks import Hooks
 from perfgate.pipeline.side_run import SideRun
-from perfgate.pipeline.sim_phase import SimRunner
+from perfgate.pipeline.sim_phase import RUNS, SimRunner
 
 BENCH = "suite.Kernel.time_run"
 CASES = {
@@ -215,7 +215,10 @@ class FakeSim:
         self, settings: GateSettings, runs: Sequence[tuple[str, Path]], bench: Sequence[str]
     ) -> list[SideRun]:
         self.runs.append([(side, folder.name) for side, folder in runs])
-        return [self._one(settings, side, i, bench) for i, (side, _folder) in enumerate(runs)]
+        order = [folder for _side, folder in RUNS]  # base, head, base again
+        return [
+            self._one(settings, side, order.index(folder.name), bench) for side, folder in runs
+        ]
 
     def _one(self, settings: GateSettings, side: str, index: int, bench: Sequence[str]) -> SideRun:
         source = settings.base_source if side == "base" else settings.head_source

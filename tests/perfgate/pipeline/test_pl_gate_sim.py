@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from gate_fakes import CONFIG, FakeSides, FakeSim, git, hooks, make_repo
 
+from perfgate.commands import calibrate as calibrate_cmd
+from perfgate.history.noise import append_noise
 from perfgate.pipeline import gate
 from perfgate.pipeline.context import GateOptions
 
@@ -135,3 +137,47 @@ def test_a_sim_case_failing_at_head_blocks(tmp_path: Path) -> None:
     (case,) = _sim_cases(repo)
     assert case["verdict"] == "failed"
     subprocess.run(["git", "status"], cwd=repo, check=True, capture_output=True)
+
+
+def _calibrated(repo: Path, sim: FakeSim) -> str:
+    """`perfgate calibrate` of HEAD with the sim instrument, stored on perf-results."""
+    out: list[str] = []
+    opts = GateOptions(base="HEAD", head="HEAD", repo=repo)
+    assert calibrate_cmd.run(opts, 6, hooks(FakeSides(), out, sim=sim, valgrind="3.19.0")) == 0
+    assert "| sim case | counts | largest difference |" in out[0]
+    folder = next((repo / ".perfgate" / "noise").iterdir())
+    (path,) = folder.glob("*.json")
+    append_noise(repo, path, str(repo), "perf-results")
+    return "perf-results"
+
+
+def test_a_calibrated_machine_counts_the_base_once(tmp_path: Path) -> None:
+    """calibrate counts every sim case three times and stores how far apart they were; a
+    gate on that machine, with figures of the same version, counts base and head once."""
+    repo = make_repo(tmp_path, SIM_CONFIG)
+    base = _commit_sim(repo, SAME, "counts")
+    calibration = FakeSim()
+    ref = _calibrated(repo, calibration)
+    assert len(calibration.runs[0]) == 3
+    doc = json.loads(next((repo / ".perfgate" / "noise").rglob("*.json")).read_text())
+    assert [(c["benchmark"], c["spread"], c["counts"]) for c in doc["sim"]] == [
+        ("sim_suite.SimKernel.track_cycles", 0.0, 3)
+    ]
+    sim = FakeSim()
+    opts = GateOptions(base=base, head=base, repo=repo, report_dir=repo / "out", floors_ref=ref)
+    assert gate.run(opts, hooks(FakeSides(), [], sim=sim, valgrind="3.19.0")) == 0
+    assert sim.runs == [[("base", "sim-base-1"), ("head", "sim-head-1")]]
+    (case,) = _sim_cases(repo)
+    assert case["verdict"] == "unchanged"
+
+
+def test_a_check_of_another_version_does_not_count(tmp_path: Path) -> None:
+    """Figures of another version (valgrind upgraded since the calibration): the gate
+    counts the base again, and decides from that."""
+    repo = make_repo(tmp_path, SIM_CONFIG)
+    base = _commit_sim(repo, SAME, "counts")
+    ref = _calibrated(repo, FakeSim())
+    sim = FakeSim(versions=("sim-2", "sim-2", "sim-2"))
+    opts = GateOptions(base=base, head=base, repo=repo, report_dir=repo / "out", floors_ref=ref)
+    assert gate.run(opts, hooks(FakeSides(), [], sim=sim, valgrind="3.19.0")) == 0
+    assert sim.runs == [[("base", "sim-base-1"), ("head", "sim-head-1")], [("base", "sim-base-2")]]

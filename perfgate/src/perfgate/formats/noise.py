@@ -9,7 +9,15 @@ Format (``NOISE_API_VERSION`` 1; keys beyond ``cases`` are informational)::
     {"api_version": 1, "kind": "perfgate-noise", "machine": "...", "created_at": "...",
      "commit": "<sha>", "window": 6, "fingerprint": {...},
      "cases": [{"benchmark": "b", "params": {"n": "8"}, "noise_floor": 0.07,
-                "round_floor": 0.2, "pairs": 20, "rounds": 25}]}
+                "round_floor": 0.2, "pairs": 20, "rounds": 25}],
+     "sim": [{"benchmark": "s.S.track_cycles", "params": {"n": "8"},
+              "version": "sim-...", "spread": 0.0, "counts": 3}]}
+
+``sim`` (optional) is the determinism check of the sim instrument: each case of the sim
+family counted ``counts`` times in separate processes of one commit, the largest relative
+difference between them, and the benchmark version they were counted under (valgrind, the
+simulated caches and the measuring code). A gate on the same machine with figures of the
+same version needs no second count of its base for those cases.
 """
 
 from __future__ import annotations
@@ -35,6 +43,39 @@ DIGEST_SUFFIX = ".digest.json"
 #: The name `perfgate calibrate` gives a noise file: its UTC time (``%Y%m%dT%H%M%S[%f]Z``),
 #: so that the newest sorts last. On the perf-results branch no other name is a noise file.
 NOISE_FILE_NAME = re.compile(r"^\d{8}T\d{6}(\d{6})?Z\.json$")
+
+
+@dataclass(frozen=True)
+class SimCheck:
+    """The determinism of one sim case on a machine: counts of one commit in separate
+    processes, their largest relative difference, under one benchmark version."""
+
+    key: CaseKey
+    version: str
+    spread: float
+    counts: int
+
+
+def parse_sim_checks(data: Any, path: str = "<noise>") -> dict[CaseKey, SimCheck]:
+    """The ``sim`` list of a noise document by canonical case key (absent: none); invalid
+    entries raise."""
+    entries = data.get("sim", []) if isinstance(data, dict) else []
+    if not isinstance(entries, list):
+        raise ResultFileError(path, "'sim' must be a list")
+    out: dict[CaseKey, SimCheck] = {}
+    for i, entry in enumerate(entries):
+        ok = isinstance(entry, dict) and isinstance(entry.get("benchmark"), str)
+        ok = ok and isinstance(entry.get("version"), str) and isinstance(entry.get("params"), dict)
+        spread, counts = (entry.get("spread"), entry.get("counts")) if ok else (None, None)
+        if not ok or not isinstance(spread, int | float) or isinstance(spread, bool):
+            raise ResultFileError(path, f"sim check {i}: needs benchmark, params, version, spread")
+        if not 0 <= spread < 1 or not isinstance(counts, int) or counts < 2:
+            raise ResultFileError(path, f"sim check {i}: spread in [0, 1) of >= 2 counts")
+        key = CaseKey(
+            entry["benchmark"], tuple((str(k), str(v)) for k, v in entry["params"].items())
+        )
+        out[key.canonical()] = SimCheck(key, entry["version"], float(spread), counts)
+    return out
 
 
 @dataclass(frozen=True)
@@ -111,6 +152,10 @@ class NoiseFile:
         """Case -> noise floor; an invalid document raises `ResultFileError`."""
         return parse_noise_floors(self.data, str(self.path))
 
+    def sim_checks(self) -> dict[CaseKey, SimCheck]:
+        """Sim case -> its calibrated determinism check (`SimCheck`)."""
+        return parse_sim_checks(self.data, str(self.path))
+
 
 def read_noise_file(path: Path) -> NoiseFile:
     """Load a noise file (corrupt JSON raises `ResultFileError` naming it)."""
@@ -129,9 +174,20 @@ def noise_document(
     window: int,
     fingerprint: Mapping[str, Any],
     created_at: str,
+    sim_checks: Sequence[SimCheck] = (),
 ) -> dict[str, Any]:
     """The ``perfgate-noise`` v1 document of a calibration."""
-    return {
+    sim = [
+        {
+            "benchmark": c.key.benchmark,
+            "params": dict(c.key.params),
+            "version": c.version,
+            "spread": c.spread,
+            "counts": c.counts,
+        }
+        for c in sim_checks
+    ]
+    return ({"sim": sim} if sim else {}) | {
         "api_version": NOISE_API_VERSION,
         "kind": NOISE_KIND,
         "machine": machine_name,
@@ -156,6 +212,7 @@ def noise_document(
 def write_noise_floors_atomic(path: str | os.PathLike[str], data: Mapping[str, Any]) -> Path:
     """Validate and write a noise-floor document atomically (never overwrites)."""
     parse_noise_floors(dict(data), str(path))
+    parse_sim_checks(dict(data), str(path))
     return write_json_atomic(path, dict(data))
 
 

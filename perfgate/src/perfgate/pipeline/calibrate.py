@@ -1,4 +1,7 @@
-"""Calibration: A/A rounds of one commit against itself -> a noise floor per case.
+"""Calibration: A/A rounds of one commit against itself -> a noise floor per case; and, with
+the sim instrument, its determinism on this machine: every sim case counted three times in
+separate processes, their largest relative difference stored with the floors (a gate on
+this machine then counts its base once where the check covers the case's version).
 
 The gate compares a ratio of medians over at least ``min_samples`` paired rounds with the
 threshold, so the floor is taken from that same statistic: for every window of
@@ -18,13 +21,15 @@ import numpy as np
 from perfgate import machine, stats
 from perfgate.errors import UserError
 from perfgate.formats import noise
-from perfgate.formats.noise import CaseFloor
+from perfgate.formats.noise import CaseFloor, SimCheck
 from perfgate.model import EnvironmentCheck, Measurement, natural_key
 from perfgate.pipeline import context, rounds
+from perfgate.pipeline.compare.sim import determinism_checks
 from perfgate.pipeline.context import GateOptions, GateSettings
 from perfgate.pipeline.hooks import Hooks
 from perfgate.pipeline.measure import Measurer
 from perfgate.pipeline.rounds import RoundLog
+from perfgate.pipeline.sim_phase import run_sim_phase
 
 
 def window_ratios(
@@ -97,9 +102,13 @@ def _calibrate_run(
 ) -> tuple[Path, list[CaseFloor]]:
     config, machine_name = settings.config, settings.machine
     hooks.register_machine(machine_name)
+    checks: list[SimCheck] = []
+    if settings.sim_bench:
+        sim = run_sim_phase(settings, settings.sim_bench, hooks.log, hooks.sim_runner)
+        checks = determinism_checks([sim.base, sim.head, sim.base_again])
     measurer = Measurer(settings, fp.to_dict(), hooks.side_runner)
     log = RoundLog("calibrate")
-    for i in range(count):
+    for i in range(count if settings.wall else 0):
         measurer.run_round(log, None)
         hooks.log(f"calibration round {i + 1}/{count} ({measurer.elapsed():.0f}s)")
     measurer.finish(log)
@@ -110,7 +119,7 @@ def _calibrate_run(
     if changed:  # a floor of a host that changed during calibration describes neither state
         raise UserError(f"the machine changed during calibration ({', '.join(changed)}); rerun")
     floors = floors_from_log(log, config.min_samples)
-    if not floors:
+    if not floors and not checks:
         raise UserError("calibration measured no case in every round; nothing to store")
     now = _dt.datetime.now(_dt.UTC)
     target = noise.noise_dir(settings.work_dir, machine_name) / (
@@ -123,12 +132,14 @@ def _calibrate_run(
         config.min_samples,
         fp.to_dict(),
         now.isoformat(timespec="seconds"),
+        checks,
     )
     return noise.write_noise_floors_atomic(target, doc), floors
 
 
 def summary(path: Path, floors: Sequence[CaseFloor]) -> str:
-    """The markdown table ``perfgate calibrate`` prints."""
+    """The markdown tables ``perfgate calibrate`` prints: the floors, and the sim cases'
+    determinism when the file holds it."""
     lines = [f"noise floors written to {path}", "", "| case | floor | per-round | windows |"]
     lines.append("|---|---:|---:|---:|")
     for f in floors:
@@ -136,4 +147,9 @@ def summary(path: Path, floors: Sequence[CaseFloor]) -> str:
             f"| {f.key.label()} | {100 * f.noise_floor:.2f}% | {100 * f.round_floor:.2f}% "
             f"| {f.windows} |"
         )
+    checks = noise.read_noise_file(path).sim_checks()
+    if checks:
+        lines += ["", "| sim case | counts | largest difference |", "|---|---:|---:|"]
+        for check in checks.values():
+            lines.append(f"| {check.key.label()} | {check.counts} | {check.spread:.4%} |")
     return "\n".join(lines)

@@ -139,8 +139,9 @@ def _gate_run(
         found, machine_name, fp_start.to_dict(), config.min_samples
     )
     floors = noise.floors() if noise is not None else {}
+    checks = noise.sim_checks() if noise is not None else {}
     sim = (
-        sim_phase.run_sim_phase(s, s.sim_bench, hooks.log, hooks.sim_runner)
+        sim_phase.run_sim_phase(s, s.sim_bench, hooks.log, hooks.sim_runner, checks)
         if s.sim_bench
         else None
     )
@@ -152,7 +153,7 @@ def _gate_run(
     _write_timeline(s, measurer, parity_time, measurer.started - started - (parity_s or 0.0))
     fp_end = hooks.fingerprint(plan)
     sides = (sim.base, sim.head, sim.base_again) if sim is not None else None
-    analysis = analyse(measured, config, floors, sides)
+    analysis = analyse(measured, config, floors, sides, checks)
     envs = {side: set(measurer.environments.get(side, ())) for side in ("base", "head")}
     for side, names in (sim.environments if sim is not None else {}).items():
         envs[side] |= names

@@ -17,9 +17,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from perfgate.formats.benchmarks_json import benchmark_units
+from perfgate.formats.noise import SimCheck
 from perfgate.model import CaseKey, Measurement
 from perfgate.pipeline.context import GateSettings
 from perfgate.pipeline.side_run import NothingSelected, SideRun, run_sides_together
+from perfgate.sim.figures import DECISIVE
 
 #: (side, folder) of the three runs; the folder names have one length on purpose
 RUNS = (("base", "sim-base-1"), ("head", "sim-head-1"), ("base", "sim-base-2"))
@@ -71,24 +73,43 @@ def run_sim_phase(
     bench: Sequence[str],
     log: Callable[[str], None],
     runner: SimRunner = run_sides_together,
+    checks: Mapping[CaseKey, SimCheck] | None = None,
 ) -> SimMeasured:
-    """The three runs of the sim family selected by ``bench`` (see the module)."""
+    """The runs of the sim family selected by ``bench`` (see the module). With ``checks``
+    (the machine's calibrated determinism, `perfgate calibrate`) the base is counted once
+    with the head, and again only when a case counted has no check of its version."""
     s = replace(settings, env={**settings.env, **sim_env(settings, bench)})
     runs = [(side, settings.run_dir / folder) for side, folder in RUNS]
+    first = runs if not checks else runs[:2]
     started = time.monotonic()
-    log("sim: counting the base twice and the head once under callgrind, all at once")
+    what = "the base twice and the head once" if len(first) == 3 else "the base and the head"
+    log(f"sim: counting {what} under callgrind, all at once")
     try:
-        done = runner(s, runs, bench)
+        done = list(runner(s, first, bench))
     except NothingSelected:
         log(f"sim: the suite has no benchmark for {list(bench)}; nothing to count")
         return SimMeasured({}, {}, {}, time.monotonic() - started)
-    base, head, again = (measurements(r) for r in done)
+    base, head = measurements(done[0]), measurements(done[1])
+    if len(done) == 2 and unchecked(base, checks or {}):
+        log("sim: cases without a calibrated determinism check: counting the base again")
+        done += runner(s, runs[2:], bench)
+    again = measurements(done[2]) if len(done) == 3 else {}
     seconds = time.monotonic() - started
     log(f"sim: {_count(head)} case figure(s) measured ({seconds:.0f}s)")
     environments: dict[str, set[str]] = {}
-    for (side, _folder), run in zip(runs, done, strict=True):
+    for (side, _folder), run in zip(runs, done, strict=False):
         environments.setdefault(side, set()).add(run.env_name)
     return SimMeasured(base, head, again, seconds, environments)
+
+
+def unchecked(base: Mapping[CaseKey, Measurement], checks: Mapping[CaseKey, SimCheck]) -> bool:
+    """True when a counted case of ``base`` has no calibrated check of its version."""
+    for key, m in base.items():
+        check = checks.get(key.canonical())
+        if key.benchmark.endswith(f".{DECISIVE}") and not m.failed:
+            if check is None or check.version != m.version:
+                return True
+    return False
 
 
 def _count(side: Mapping[CaseKey, Measurement]) -> int:

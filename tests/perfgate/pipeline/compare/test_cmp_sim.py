@@ -7,8 +7,10 @@ from dataclasses import replace
 import pytest
 
 from perfgate.config import parse_config
+from perfgate.errors import ResultFileError
+from perfgate.formats.noise import SimCheck, parse_sim_checks
 from perfgate.model import CaseComparison, CaseKey, Measurement, Reason
-from perfgate.pipeline.compare.sim import compare_sim, moved
+from perfgate.pipeline.compare.sim import compare_sim, determinism_checks, moved
 from perfgate.pipeline.instruments import coverage, covering, wall_twin
 from perfgate.sim.cost import Shift
 from perfgate.verdict import CaseVerdict
@@ -136,3 +138,39 @@ def test_moved_text() -> None:
         moved(1.005, (shift,))
         == "cycles +0.50%: LL misses +50.00% (the largest share of the change)"
     )
+
+
+def test_a_calibrated_check_of_the_same_version_stands_for_the_second_count() -> None:
+    """Without a second count in the run, the machine's calibrated check decides: its
+    spread when the figures' version is the one calibrated, else the case is unchecked."""
+    base, head = _side(1_000_000), _side(1_020_000)
+    key = CaseKey(f"{FAMILY}.track_cycles", PARAMS)
+    good = {key.canonical(): SimCheck(key, "sim-1", 0.0002, 3)}
+    (row,) = compare_sim(base, head, {}, CONFIG, good)
+    assert row.verdict is CaseVerdict.REGRESSED and row.ci_low == pytest.approx(1.02 / 1.0002)
+    noisy = {key.canonical(): SimCheck(key, "sim-1", 0.004, 3)}
+    (refused,) = compare_sim(base, head, {}, CONFIG, noisy)
+    assert refused.reason is Reason.SIM_UNSTABLE
+    old = {key.canonical(): SimCheck(key, "sim-0", 0.0, 3)}
+    (unchecked,) = compare_sim(base, head, {}, CONFIG, old)
+    assert unchecked.reason is Reason.SIM_UNCHECKED and "perfgate calibrate" in unchecked.note
+
+
+def test_determinism_checks_from_three_counts() -> None:
+    counts = [_side(1_000_000), _side(1_000_500), _side(999_000)]
+    (check,) = determinism_checks(counts)
+    assert check.spread == pytest.approx(0.001) and check.counts == 3
+    assert determinism_checks([_side(1.0), _side(1.0, version="sim-2")]) == []
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"benchmark": "b", "params": {}, "version": "v", "spread": "0"}, "needs benchmark"),
+        ({"benchmark": "b", "params": {}, "version": "v", "spread": 2.0, "counts": 3}, "spread"),
+        ({"benchmark": "b", "params": {}, "version": "v", "spread": 0.0, "counts": 1}, "counts"),
+    ],
+)
+def test_bad_stored_checks_are_refused(entry: dict[str, object], message: str) -> None:
+    with pytest.raises(ResultFileError, match=message):
+        parse_sim_checks({"sim": [entry]}, "noise.json")

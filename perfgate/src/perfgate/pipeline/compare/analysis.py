@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from perfgate.config import GateConfig
+from perfgate.formats.noise import SimCheck
 from perfgate.model import CaseComparison, CaseKey, Measured, Measurement, VariantComparison
 from perfgate.pipeline.compare.compile_times import CompileRow, compile_times
 from perfgate.pipeline.compare.efficiency import compare_efficiency
@@ -37,10 +38,12 @@ def analyse(
     config: GateConfig,
     floors: Mapping[CaseKey, float],
     sim: SimSides | None = None,
+    sim_checks: Mapping[CaseKey, SimCheck] | None = None,
 ) -> Analysis:
     """Head vs base (with confirmation; time cases, then parallel efficiency cases, then
-    the sim instrument's cases from ``sim``: base, head, the base's second count), variant
-    vs baseline at head, thread scaling."""
+    the sim instrument's cases from ``sim``: base, head, the base's second count, with the
+    machine's calibrated determinism ``sim_checks``), variant vs baseline at head, thread
+    scaling."""
     rows = compare_runs(
         measured.base, measured.head, config, noise_floors=floors, confirmation=measured.confirm
     )
@@ -48,7 +51,7 @@ def analyse(
         measured.base, measured.head, config, rows, confirmation=measured.confirm
     )
     if sim is not None:
-        rows += compare_sim(*sim, config)
+        rows += compare_sim(*sim, config, sim_checks)
     confirm_sides = None
     if measured.confirm_base_variants is not None and measured.confirm_head_variants is not None:
         confirm_sides = (measured.confirm_base_variants, measured.confirm_head_variants)

@@ -17,10 +17,11 @@ Missing, failed and version-mismatched sides are decided as for the wall clock
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from perfgate.config import GateConfig
+from perfgate.formats.noise import SimCheck
 from perfgate.model import CaseComparison, CaseKey, Measurement, Reason, natural_key
 from perfgate.pipeline.compare.pairs import CasePair, explained, untestable
 from perfgate.sim.cost import Shift, shifts
@@ -84,8 +85,27 @@ def _row(
     )
 
 
+def base_spread(
+    key: CaseKey, first: Measurement, base_again: Side, checks: Mapping[CaseKey, SimCheck]
+) -> float | None:
+    """How far apart the base's counts of ``key`` are: its second count in this run, else
+    the machine's calibrated check of the same benchmark version; None: not checked."""
+    again = base_again.get(key)
+    if again is not None and again.median is not None and first.median:
+        return abs(again.median / first.median - 1.0)
+    check = checks.get(key.canonical())
+    if check is not None and check.version == first.version:
+        return check.spread
+    return None
+
+
 def sim_row(
-    key: CaseKey, base: Side, head: Side, base_again: Side, config: GateConfig
+    key: CaseKey,
+    base: Side,
+    head: Side,
+    base_again: Side,
+    config: GateConfig,
+    checks: Mapping[CaseKey, SimCheck] | None = None,
 ) -> CaseComparison:
     """One sim case's row (see the module)."""
     a, b = base.get(key), head.get(key)
@@ -94,10 +114,9 @@ def sim_row(
     if decided is not None:
         return decided
     assert a is not None and b is not None and a.median and b.median
-    again = base_again.get(key)
-    if again is None or again.median is None:
+    spread = base_spread(key, a, base_again, checks or {})
+    if spread is None:
         return explained(row, CaseVerdict.INVALID, Reason.SIM_UNCHECKED)
-    spread = abs(again.median / a.median - 1.0)
     tolerance = config.sim.tolerance
     if spread > tolerance:
         return explained(
@@ -127,12 +146,38 @@ def sim_row(
 
 
 def compare_sim(
-    base: Side, head: Side, base_again: Side, config: GateConfig
+    base: Side,
+    head: Side,
+    base_again: Side,
+    config: GateConfig,
+    checks: Mapping[CaseKey, SimCheck] | None = None,
 ) -> list[CaseComparison]:
-    """A row per sim case (its decisive figure) measured on either side, in natural order."""
+    """A row per sim case (its decisive figure) measured on either side, in natural order;
+    ``checks``: the machine's calibrated determinism checks (`base_spread`)."""
     keys = {
         k
         for k in (*base, *head)
         if k.benchmark.endswith(f".{DECISIVE}") and config.is_sim(k.benchmark)
     }
-    return [sim_row(k, base, head, base_again, config) for k in sorted(keys, key=natural_key)]
+    ordered = sorted(keys, key=natural_key)
+    return [sim_row(k, base, head, base_again, config, checks) for k in ordered]
+
+
+def determinism_checks(counts: Sequence[Side]) -> list[SimCheck]:
+    """Each sim case counted in every one of ``counts`` (separate processes of one commit,
+    the same benchmark version): its largest relative difference from the first count."""
+    out = []
+    first = counts[0] if counts else {}
+    for key in sorted(first, key=natural_key):
+        runs = [side.get(key) for side in counts]
+        if not key.benchmark.endswith(f".{DECISIVE}") or any(
+            m is None or m.median is None for m in runs
+        ):
+            continue
+        values = [m.median for m in runs if m is not None and m.median is not None]
+        versions = {m.version for m in runs if m is not None}
+        if len(versions) != 1 or not values[0]:
+            continue
+        spread = max(abs(v / values[0] - 1.0) for v in values)
+        out.append(SimCheck(key, str(versions.pop()), spread, len(values)))
+    return out
