@@ -144,3 +144,24 @@ def test_a_version_mismatch_is_not_measured_again() -> None:
     prober = _Scripted([mismatch], [0.0])
     assert prober.measure(CASE, "m", "a" * 40, "b" * 40, 600.0).verdict is ProbeVerdict.UNKNOWN
     assert prober.calls == 1
+
+
+def test_a_sim_case_is_probed_with_the_sim_instrument(tmp_path: Path) -> None:
+    """A case of the sim family is counted, not timed: A twice and B once, no wall round,
+    worse from 1.5% more cycles."""
+    from gate_fakes import FakeSim
+    from test_pl_gate_sim import SAME, SIM_CONFIG, _commit_sim
+
+    repo = make_repo(tmp_path, SIM_CONFIG)
+    good = _commit_sim(repo, SAME, "counts")
+    slow = _commit_sim(repo, {"numpy": {**SAME["numpy"], "cycles": 9.135e6}}, "more work")
+    sides, sim = FakeSides(), FakeSim()
+    config = config_from_text(SIM_CONFIG, "test")
+    found = hooks(sides, [], sim=sim, valgrind="3.19.0")
+    prober = GateProber(repo, config, "fake-machine", tmp_path / "work", found)
+    selection = r"^sim_suite\.SimKernel\.track_cycles\('numpy', 8\)$"
+    case = ProbeCase("sim_suite.SimKernel.track_cycles", ("numpy", "8"), selection)
+    probe = prober.measure(case, "fake-machine", good, slow, 60.0)
+    assert probe.verdict is ProbeVerdict.WORSE and probe.ratio is not None
+    assert abs(probe.ratio - 1.015) < 1e-9 and sides.calls == []
+    assert [len(runs) for runs in sim.runs] == [3]

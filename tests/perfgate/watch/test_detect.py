@@ -206,3 +206,26 @@ def test_a_smaller_alpha_needs_longer_regimes() -> None:
     values = [1.0] * 7 + [2.0] * 7
     (change,) = detect(series_of(values), THRESHOLD, 0.001, min_segment=7)
     assert change.p_value < 0.001
+
+
+def test_deterministic_counts_change_at_every_step_beyond_the_threshold() -> None:
+    """Sim counts: single stored runs decide, from two commits on; a step out and back is
+    a regression and an improvement; steps within the threshold are nothing."""
+    from perfgate.watch.detect import Evidence
+
+    flat = series_of([1e6, 1e6 * 1.004, 1e6 * 0.997, 1e6], positions=[0, 3, 7, 11])
+    assert detect(flat, 0.01, ALPHA, deterministic=True) == []
+    step = series_of([1e6, 1e6, 1.015e6, 1.015e6], positions=[0, 3, 7, 11])
+    (change,) = detect(step, 0.01, ALPHA, deterministic=True)
+    assert (change.index, change.evidence, change.direction) == (
+        2,
+        Evidence.COUNTS,
+        Direction.REGRESSION,
+    )
+    assert change.ratio == pytest.approx(1.015) and change.p_value == 0.0
+    assert change.last_good_commit == step.points[1].commit
+    back = series_of([1e6, 1.02e6, 1e6], positions=[0, 1, 2])
+    assert [c.direction for c in detect(back, 0.01, ALPHA, deterministic=True)] == [
+        Direction.REGRESSION,
+        Direction.IMPROVEMENT,
+    ]

@@ -18,7 +18,10 @@ last measured commit before it were not measured, so the culprit lies in that ra
 
 A history of fewer than `min_points()` measured commits cannot hold two regimes of commits; if
 every commit of it carries its sample list, the samples are the evidence instead
-(`perfgate.watch.samples`). Each change point says which evidence found it (`Evidence`).
+(`perfgate.watch.samples`). A deterministic series (the sim instrument's counts, the same for
+the same code on any run) needs neither: every step between two neighbouring measured
+commits beyond the threshold is a change, from single stored runs (`count_steps`). Each
+change point says which evidence found it (`Evidence`).
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ class Evidence(Enum):
 
     COMMITS = "commits"  # per-commit values, regimes of >= min_segment measured commits
     SAMPLES = "samples"  # the pooled samples inside each commit of a short history
+    COUNTS = "counts"  # deterministic counts (sim): one stored run per commit decides
 
 
 class ChangeStatus(Enum):
@@ -101,8 +105,29 @@ def smallest_p_value(min_segment: int = MIN_SEGMENT) -> float:
     return 2.0 / math.comb(2 * min_segment, min_segment)
 
 
+def count_steps(series: Series, threshold: float) -> list[ChangePoint]:
+    """The changes of a deterministic series: every pair of neighbouring measured commits
+    whose values differ beyond ``threshold`` (ratio above 1 + threshold or below its
+    inverse). No test: a count does not move between runs of the same code, so a step is
+    the code's. p-values are 0."""
+    _check_arguments(threshold, 0.5, MIN_SEGMENT)
+    values = series.values
+    out = []
+    for i in range(1, len(values)):
+        change = values[i] / values[i - 1]
+        if change > 1.0 + threshold or change < 1.0 / (1.0 + threshold):
+            split = Split(i, values[i - 1], values[i], 0.0)
+            out.append(_change_point(series, split, Evidence.COUNTS))
+    return out
+
+
 def detect(
-    series: Series, threshold: float, alpha: float, *, min_segment: int = MIN_SEGMENT
+    series: Series,
+    threshold: float,
+    alpha: float,
+    *,
+    min_segment: int = MIN_SEGMENT,
+    deterministic: bool = False,
 ) -> list[ChangePoint]:
     """The change points of `series` beyond `threshold` at significance `alpha`, in order.
 
@@ -112,8 +137,11 @@ def detect(
     evidence, and a change with fewer than `min_segment` measured commits after it waits for
     more. A shorter history is analysed on the samples inside its commits
     (`perfgate.watch.samples`), down to two commits and up to the last one; if any of its
-    commits has no samples, it yields no change points (no guess).
+    commits has no samples, it yields no change points (no guess). A ``deterministic``
+    series is read by `count_steps`.
     """
+    if deterministic:
+        return count_steps(series, threshold)
     _check_arguments(threshold, alpha, min_segment)
     min_effect = math.log1p(threshold)
     values = np.asarray(series.values, dtype=np.float64)

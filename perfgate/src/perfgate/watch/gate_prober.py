@@ -6,7 +6,9 @@ pinning, grid), the measure stage (interleaved B,H / H,B rounds, extra rounds wh
 undecided, the confirmation re-run of a flagged case), and the compare stage. Parity is not
 run (both commits are on main already) and no report is written: the probe's answer is the
 case's row. The environment is checked as the gate checks it: a fingerprint that changed
-while measuring makes the probe UNKNOWN, as does every failure to measure.
+while measuring makes the probe UNKNOWN, as does every failure to measure. A case of the sim
+family is probed with the sim instrument instead (`perfgate.pipeline.sim_phase`): A counted
+twice and B once, seconds, decided from the counts.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 from perfgate.config import GateConfig
 from perfgate.errors import RunnerError, UserError
 from perfgate.model import CaseComparison, EnvironmentCheck, Reason
-from perfgate.pipeline import context, measure
+from perfgate.pipeline import context, measure, sim_phase
 from perfgate.pipeline.compare.analysis import analyse
 from perfgate.pipeline.context import GateOptions
 from perfgate.pipeline.hooks import Hooks
@@ -119,22 +121,36 @@ class GateProber:
         revs = context.resolve_revisions(opts)
         # opts.machine is this prober's machine: the settings are made under that name
         plan, fp_start, settings = context.settings_on_this_machine(
-            opts, revs, self.config, self.hooks.fingerprint
+            opts, revs, self.config, self.hooks.fingerprint, self.hooks.valgrind
         )
         try:
             self.hooks.register_machine(self.machine_name)
-            measurer = measure.Measurer(settings, fp_start.to_dict(), self.hooks.side_runner)
-            measured = measure.measure(measurer, {}, self.hooks.log)
+            rows = self._rows(case, settings, fp_start.to_dict())
             fp_end = self.hooks.fingerprint(plan)
         finally:
             context.discard_exports(settings)
-        rows = analyse(measured, self.config, {}).rows
         environment = EnvironmentCheck(
             context.comparable_fingerprint(fp_start),
             context.comparable_fingerprint(fp_end),
             self.config.fingerprint_ignore,
         )
         return _row_of(rows, case), environment
+
+    def _rows(
+        self, case: ProbeCase, settings: context.GateSettings, fingerprint: dict[str, object]
+    ) -> list[CaseComparison]:
+        """The case measured with its instrument: counted (sim family) or timed."""
+        if self.config.is_sim(case.benchmark):
+            if not settings.sim_bench:
+                raise UserError(f"cannot count {case.benchmark}: {settings.instruments_note}")
+            sim = sim_phase.run_sim_phase(
+                settings, settings.sim_bench, self.hooks.log, self.hooks.sim_runner
+            )
+            sides = (sim.base, sim.head, sim.base_again)
+            return analyse(measure.nothing_measured(), self.config, {}, sides).rows
+        measurer = measure.Measurer(settings, fingerprint, self.hooks.side_runner)
+        measured = measure.measure(measurer, {}, self.hooks.log)
+        return analyse(measured, self.config, {}).rows
 
 
 def _row_of(rows: list[CaseComparison], case: ProbeCase) -> CaseComparison | None:

@@ -13,7 +13,7 @@ import math
 import re
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,12 +52,16 @@ def load_series(
     results_dir: Path,
     history_oldest_first: Sequence[str],
     higher_is_better: Callable[[str], bool],
+    versioned: Callable[[str], bool] = lambda _benchmark: False,
 ) -> Loaded:
     """Every case's series in ``results_dir`` over the commits of ``history_oldest_first``.
 
     ``higher_is_better(benchmark)`` is the gate's direction rule (`GateConfig.is_higher_better`).
     Only cases asv measured (state OK) count; a case whose values are not positive finite
-    numbers (a `track_*` that reports 0) is skipped with a reason, never guessed at.
+    numbers (a `track_*` that reports 0) is skipped with a reason, never guessed at. For a
+    ``versioned(benchmark)`` (the sim family: its asv version digests valgrind and the
+    simulated caches), only the newest commit's version counts: figures of other versions
+    are never compared with it.
     """
     benchmarks = read_benchmarks(results_dir)
     positions = commit_positions(history_oldest_first)
@@ -75,6 +79,8 @@ def load_series(
                     found[(key.benchmark, values, machine)][result.commit_hash].append(case)
     series, skipped = [], []
     for (benchmark, params, machine), by_commit in sorted(found.items()):
+        if versioned(benchmark):
+            by_commit = newest_version(by_commit, positions)
         commits = sorted(by_commit, key=positions.__getitem__)
         try:
             points = tuple(_point(c, positions[c], by_commit[c]) for c in commits)
@@ -83,6 +89,16 @@ def load_series(
             skipped.append(str(exc))
     unplaced = sorted(stored - set(positions))
     return Loaded(tuple(series), tuple(skipped), tuple(sorted(stored)), tuple(unplaced))
+
+
+def newest_version(
+    by_commit: Mapping[str, list[CaseResult]], positions: Mapping[str, int]
+) -> dict[str, list[CaseResult]]:
+    """The results of ``by_commit`` measured under the version of its newest commit's."""
+    newest = max(by_commit, key=positions.__getitem__)
+    version = by_commit[newest][-1].version
+    kept = {c: [r for r in rs if r.version == version] for c, rs in by_commit.items()}
+    return {c: rs for c, rs in kept.items() if rs}
 
 
 #: Commits a message names before it only counts the rest.

@@ -1,7 +1,8 @@
 """One watch run, without the I/O: series and stored state in; changes, snapshots, actions out.
 
 For each series: `detect` with the case's threshold (the gate's per-benchmark rule,
-`GateConfig.threshold_for`) and `[tool.perfgate]`'s ``watch_alpha`` / ``watch_min_segment``,
+`case_threshold`; the sim family's counts are deterministic and read as such) and
+`[tool.perfgate]`'s ``watch_alpha`` / ``watch_min_segment``,
 then `state.reconcile` against what earlier runs recorded. Asked to, the regressions are then
 re-measured and bisected (`confirm.follow_up`). The alerts (`issues.Alerter`) then act on the
 current state of every change of the watched series. What the probes and the alerts did is
@@ -43,8 +44,15 @@ def analyse(
     by_case: dict[Case, Series] = {}
     for series in all_series:
         by_case[(series.benchmark, series.params, series.machine)] = series
-        threshold = config.threshold_for(series.benchmark)
-        found = detect(series, threshold, config.watch_alpha, min_segment=config.watch_min_segment)
+        sim = config.is_sim(series.benchmark)
+        threshold = case_threshold(config, series.benchmark)
+        found = detect(
+            series,
+            threshold,
+            config.watch_alpha,
+            min_segment=config.watch_min_segment,
+            deterministic=sim,
+        )
         for snap in reconcile(current, series, found, threshold):
             snapshots.append(snap)
             current[snap.change_id] = snap
@@ -52,6 +60,14 @@ def analyse(
     watched = [c for c in current.values() if c.case in by_case]
     watched.sort(key=lambda c: (c.case, positions.get((c.case, c.commit), -1), c.change_id))
     return Analysis(tuple(watched), tuple(snapshots), by_case)
+
+
+def case_threshold(config: GateConfig, benchmark: str) -> float:
+    """The gate's threshold of a case: the sim family's for its counts, else the rule of
+    ``thresholds``."""
+    if config.is_sim(benchmark):
+        return config.sim_threshold_for(benchmark)
+    return config.threshold_for(benchmark)
 
 
 def follow_up_all(

@@ -85,7 +85,7 @@ def watch(
     out = sys.stdout if out is None else out
     config = load_config(options.config, required=False)
     history = first_parent_history(branch_git(options.repo), options.ref, "--ref")
-    loaded = load_series(options.results, history[::-1], config.is_higher_better)
+    loaded = load_series(options.results, history[::-1], config.is_higher_better, config.is_sim)
     where = f"the first-parent history of {options.ref} in {options.repo}"
     unusable, problem = unplaced_problem(loaded, where)
     if unusable:
