@@ -28,8 +28,8 @@ def change_record(series: Series, change: ChangePoint) -> dict[str, object]:
     """`change` in `series` as plain data: `commit` is the first bad (first new-regime) commit.
 
     `last_good_commit` closes the range a later step bisects; `ratio` is worse-is-> 1, as in
-    the gate's reports; `direction`, `status` and `evidence` (`commits`, `samples` or `counts`) are their
-    enum values.
+    the gate's reports; `direction`, `status` and `evidence` (`commits`, `samples` or
+    `counts`) are their enum values.
     """
     return {
         "benchmark": series.benchmark,
