@@ -11,6 +11,8 @@ from perfgate import config_values as checked
 from perfgate.errors import ConfigError
 
 SIM_TARGETS = ("auto", "host", "valgrind")
+#: asv names (``name`` or ``name(params)``) of SimBenchmark figures in a ``sim_*`` module
+DEFAULT_SIM_BENCH = r"^sim_\w*\.\w+\.track_(cycles|instructions|l1_misses|ll_misses)\b"
 
 
 @dataclass(frozen=True)
@@ -71,8 +73,9 @@ class SimConfig:
     assumed.
     """
 
-    #: the sim family (asv ``--bench`` regexes) in the full gate, and under ``--quick``
-    bench: tuple[str, ...] = ("^sim_",)
+    #: the sim family (asv ``--bench`` regexes) in the full gate, and under ``--quick``; by
+    #: default the figures of `perfgate.sim.suite.SimBenchmark` in a ``sim_*`` module
+    bench: tuple[str, ...] = (DEFAULT_SIM_BENCH,)
     quick_bench: tuple[str, ...] | None = None
     threshold: float = 0.01
     tolerance: float = 0.001
@@ -158,7 +161,7 @@ def parse_sim(data: Any) -> SimConfig:
     if wall is not None and (not isinstance(wall, str) or not wall):
         raise ConfigError(f"{where}.wall: expected a benchmark name, got {wall!r}")
     return SimConfig(
-        bench=checked.regex_list(f"{where}.bench", data.get("bench", ["^sim_"])),
+        bench=checked.regex_list(f"{where}.bench", data.get("bench", [DEFAULT_SIM_BENCH])),
         quick_bench=checked.optional_regexes(f"{where}.quick_bench", data.get("quick_bench")),
         threshold=checked.threshold(f"{where}.threshold", data.get("threshold", 0.01)),
         tolerance=_tolerance(f"{where}.tolerance", data.get("tolerance", 0.001)),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,7 @@ from perfgate.config import GateConfig, load_config
 from perfgate.errors import ConfigError, UserError
 from perfgate.formats import asv_results, report_files, samples
 from perfgate.formats.benchmarks_json import read_benchmarks
-from perfgate.formats.noise import read_noise_floors
+from perfgate.formats.noise import SimCheck, read_noise_file, read_noise_floors
 from perfgate.formats.parity_result import read_parity
 from perfgate.machine import codegen_environment
 from perfgate.model import (
@@ -35,6 +35,7 @@ from perfgate.pipeline.compare.measurements import (
 )
 from perfgate.pipeline.compare.runs import compare_runs, compare_variants
 from perfgate.pipeline.compare.scaling import scaling_rows
+from perfgate.pipeline.compare.sim import compare_sim
 from perfgate.pipeline.rounds import RoundLog
 
 Measurements = Mapping[CaseKey, Measurement]
@@ -98,6 +99,8 @@ class Inputs:
     variant_rounds: RoundLog
     noise: dict[CaseKey, float]
     parity: ParityResult | None
+    #: the sim family's calibrated determinism (the ``--noise`` file's ``sim`` checks)
+    sim_checks: dict[CaseKey, SimCheck] = field(default_factory=dict)
 
 
 def _sample_run(path: str | None, loaded: Loaded) -> samples.SampleRun | None:
@@ -209,6 +212,7 @@ def read_inputs(results_dir: str, base: str, head: str, opts: Mapping[str, str |
         paired=_paired(sample_run, bench),
         variant_rounds=_variant_rounds(sample_run, loaded, bench),
         noise=read_noise_floors(noise_path) if noise_path else {},
+        sim_checks=read_noise_file(Path(noise_path)).sim_checks() if noise_path else {},
         parity=read_parity(opts.get("parity"), head=loaded.head.commit_hash),
     )
 
@@ -264,6 +268,8 @@ def build_report(inputs: Inputs, command: str) -> render.Report:
         recorded_environment(loaded.head),
         cfg.fingerprint_ignore,
     )
+    again = confirm.base_m if confirm else {}  # a re-run of the results: a second count
+    rows += compare_sim(loaded.base_m, loaded.head_m, again, cfg, inputs.sim_checks)
     decision = decide.decide(rows, variants, cfg, parity=inputs.parity, environment=environment)
     return render.Report(
         decision=decision,

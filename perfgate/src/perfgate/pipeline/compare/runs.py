@@ -24,6 +24,12 @@ from perfgate.pipeline.compare.rows import compare_pairs
 from perfgate.verdict import CaseVerdict
 
 
+def _timed(key: CaseKey, config: GateConfig) -> bool:
+    """A case these statistics compare: not a compile time (its own table) and not a count
+    of the sim family (`perfgate.pipeline.compare.sim` decides those)."""
+    return not config.is_compile_time(key.benchmark) and not config.is_sim(key.benchmark)
+
+
 def _canonical(floors: Mapping[CaseKey, float]) -> dict[CaseKey, float]:
     """Noise floors keyed by `CaseKey.canonical`, so that param order does not matter."""
     return {k.canonical(): v for k, v in floors.items()}
@@ -36,7 +42,7 @@ def _run_pairs(
     noise_floors: Mapping[CaseKey, float],
 ) -> list[CasePair]:
     keys = sorted(
-        (k for k in set(base) | set(head) if not config.is_compile_time(k.benchmark)),
+        (k for k in set(base) | set(head) if _timed(k, config)),
         key=natural_key,
     )
     return [CasePair(k, base.get(k), head.get(k), noise_floors.get(k.canonical())) for k in keys]
@@ -69,7 +75,7 @@ def _groups(
     regex = re.compile(pair.benchmarks)
     groups: dict[CaseKey, dict[str, CaseKey]] = {}
     for key in measured:
-        if config.is_compile_time(key.benchmark) or not regex.search(key.benchmark):
+        if not _timed(key, config) or not regex.search(key.benchmark):
             continue
         value = key.param(pair.param)
         if value in (pair.variant, pair.baseline):
