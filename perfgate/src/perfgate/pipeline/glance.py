@@ -18,7 +18,6 @@ from perfgate.model import CaseComparison, GateDecision, VariantComparison
 from perfgate.pipeline import plan
 from perfgate.verdict import CaseVerdict, GateVerdict
 
-
 #: Verdicts of rows measured on both sides (what a slowdown could have been seen in).
 _COMPARED = frozenset(
     {CaseVerdict.REGRESSED, CaseVerdict.IMPROVED, CaseVerdict.UNCHANGED, CaseVerdict.INCONCLUSIVE}
