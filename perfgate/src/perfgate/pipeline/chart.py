@@ -3,11 +3,11 @@
 Every comparison the gate decides becomes one point: head vs base, parallel efficiency head
 vs base, variant vs baseline at head and its change from base. A point carries what the
 chart draws (ratio, optional CI, threshold, verdict) and the instrument that measured it, so
-another instrument's rows (e.g. the CPU simulator's, decided from one measurement per side,
-no CI) become points beside the wall clock's with `rows_points(rows, group, instrument)`,
-without a change to the templates. Labels are derived from the cases' parameters, not from
-any project's names: only the parameters whose values differ between the charted cases are
-shown, values only, in parameter order (the legend names them).
+another instrument's rows (``CaseComparison.instrument``, e.g. the CPU simulator's,
+decided from one measurement per side) become points beside the wall clock's point of the
+same case, without a change to the templates. Labels are derived from the cases'
+parameters, not from any project's names: only the parameters whose values differ between
+the charted cases are shown, values only, in parameter order (the legend names them).
 
 `perfgate.pipeline.chart_layout` turns points into SVG geometry and a text chart.
 """
@@ -52,12 +52,12 @@ class ChartPoint:
         return bool(self.ci_low and self.ci_high and self.ci_low > 0 and self.ci_high > 0)
 
 
-def row_point(row: CaseComparison, group: str, instrument: str = WALL) -> ChartPoint:
-    """The point of one compared row."""
+def row_point(row: CaseComparison, group: str, instrument: str | None = None) -> ChartPoint:
+    """The point of one compared row (its own instrument unless ``instrument`` is given)."""
     return ChartPoint(
         group=group,
         key=row.key,
-        instrument=instrument,
+        instrument=instrument or row.instrument,
         ratio=row.ratio if row.ratio and row.ratio > 0 else None,
         threshold=row.threshold,
         verdict=row.verdict,
@@ -68,7 +68,7 @@ def row_point(row: CaseComparison, group: str, instrument: str = WALL) -> ChartP
 
 
 def rows_points(
-    rows: Iterable[CaseComparison], group: str, instrument: str = WALL
+    rows: Iterable[CaseComparison], group: str, instrument: str | None = None
 ) -> list[ChartPoint]:
     """Points of head-vs-base ``rows``: time cases in ``group``, parallel efficiency cases in
     `EFFICIENCY` (their benchmark name ends in the efficiency suffix)."""
@@ -84,7 +84,7 @@ def rows_points(
 
 
 def variant_points(
-    variants: Iterable[VariantComparison], instrument: str = WALL
+    variants: Iterable[VariantComparison], instrument: str | None = None
 ) -> list[ChartPoint]:
     """Variant vs baseline at head (group ``variant vs baseline``) and, where the variant ran
     at base, the change of that ratio from base (group ``... , change from base``)."""
