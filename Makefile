@@ -16,10 +16,12 @@ help:  ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
 # the two distributions (editable) and the workspace's dev tools (pyproject.toml, group dev)
+# (ci/heartbeat.sh: a line at least every 10 s while pip is quiet)
 $(STAMP): pyproject.toml perfgate/pyproject.toml termplan/pyproject.toml
+	@echo "venv: creating $(VENV) and installing perfgate, termplan[sim] and the dev tools"
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ./perfgate -e './termplan[sim]' --group dev
+	ci/heartbeat.sh venv $(PY) -m pip install --quiet --upgrade pip
+	ci/heartbeat.sh venv $(PY) -m pip install --quiet -e ./perfgate -e './termplan[sim]' --group dev
 	touch $@
 
 venv: $(STAMP)  ## create .venv with every extra installed
@@ -54,7 +56,11 @@ test: $(STAMP)  ## pytest, every test but the slow ones, on xdist workers (TEST_
 test-fast: $(STAMP)  ## pytest, the fast tier: no numba compile, MuJoCo, subprocess or network
 	$(PY) -m pytest -q -m '$(FAST_TIER)'
 
-test-slow: $(STAMP)  ## pytest, slow suite only
+# The browser tests take screenshots with Debian's chromium and chromedriver (installed here
+# with apt-get when missing and this user may; otherwise the tests fail naming the command).
+test-slow: $(STAMP)  ## pytest, slow suite only (installs chromium + chromedriver where missing)
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null \
+		|| ci/install-chromium.sh
 	$(PY) -m pytest -q -m slow
 
 test-all: lint type test  ## everything CI runs
@@ -70,18 +76,20 @@ bench: $(STAMP)  ## hot-slice benchmark figures (JSON)
 
 # asv.conf.json with the commit links set to this repository (ci/dashboard_conf.py; git-ignored)
 DASHBOARD_CONF := .asv.conf.dashboard.json
-dashboard: $(STAMP)  ## static asv dashboard in .asv/html (perf-results branch + local results; throughput as 1/value)
+dashboard: $(STAMP)  ## static asv dashboard in .asv/html: what this checkout measured (gate runs, local results) + the perf-results branch; throughput as 1/value
 	@status=0; git remote get-url origin >/dev/null 2>&1 || status=2; \
 	if [ $$status -eq 0 ]; then \
 		git ls-remote --exit-code --heads origin perf-results >/dev/null || status=$$?; \
 	fi; \
 	case $$status in \
 	0) $(PY) -m perfgate.cli history export --remote origin --branch perf-results --dest .asv/results ;; \
-	2) echo "dashboard: no perf-results branch on origin; local results only" ;; \
+	2) echo "dashboard: no perf-results branch on origin; this checkout's results only" ;; \
 	*) echo "dashboard: cannot read origin (git ls-remote exit $$status)" >&2; exit 1 ;; \
 	esac
 	$(PY) ci/dashboard_conf.py $(DASHBOARD_CONF)
-	$(PY) -m perfgate.cli publish --config $(DASHBOARD_CONF) --results-dir .asv/results --html-dir .asv/html
+	rm -rf .asv/html
+	$(PY) -m perfgate.cli publish --config $(DASHBOARD_CONF) --results-dir .asv/results \
+		--html-dir .asv/html --gate-runs .perfgate/runs
 	$(PY) ci/dashboard_assets.py .asv/html
 	test -s .asv/html/index.html && test -s .asv/html/regressions.json && test -s .asv/html/vendor/jquery.min.js
 	@echo "dashboard: .asv/html (serve: $(PY) -m http.server -d .asv/html)"

@@ -13,12 +13,19 @@ Lock order: Numba's in-process compiler lock first, then the function's file loc
 compiles (a kernel typing its helpers) take the helpers' locks inside the caller's, which
 follows the call graph and cannot cycle; a lock this process already holds is re-entered.
 Dispatchers without a disk cache (``cache=False``) are not locked.
+
+A kernel compiled for the first time (no index file in the cache yet) is announced to the
+file named by ``PERFGATE_PROGRESS_FILE`` when it is set (the gate sets it for its parity
+command and prints "compiling <kernel>" in its progress lines): one JSON line when the
+compile starts and one when it is done (`perfgate.pipeline.parity_progress`).
 """
 
 from __future__ import annotations
 
 import fcntl
+import json
 import os
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
@@ -57,6 +64,37 @@ def _flocked(path: str) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
+def _announce(event: str, what: str, seconds: float | None = None) -> None:
+    """Append one progress event for the gate (nothing when no progress file is named)."""
+    path = os.environ.get("PERFGATE_PROGRESS_FILE")
+    if not path:
+        return
+    record = {"worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "event": event}
+    record.update({"what": what} if seconds is None else {"what": what, "seconds": seconds})
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, (json.dumps(record) + "\n").encode())  # one write: lines never interleave
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def _announced(dispatcher: Any, path: str | None) -> Iterator[None]:
+    """Announce a first compile (no cache index yet) of a kernel that is not nested in
+    another kernel's compile."""
+    first = path is not None and not _held and not os.path.exists(path.removesuffix(".lock"))
+    func = getattr(dispatcher, "py_func", None)
+    what = f"{getattr(func, '__module__', '?')}.{getattr(func, '__qualname__', '?')}"
+    if first:
+        _announce("compiling", what)
+    started = time.monotonic()
+    try:
+        yield
+    finally:
+        if first:
+            _announce("compiled", what, round(time.monotonic() - started, 1))
+
+
 def install(before_new_signature: Callable[[Any, Any], None]) -> None:
     """Wrap ``Dispatcher.compile``; ``before_new_signature(dispatcher, sig)`` runs first for
     a signature the dispatcher does not hold yet (the tier guard)."""
@@ -72,7 +110,8 @@ def install(before_new_signature: Callable[[Any, Any], None]) -> None:
             return original(self, sig)
         before_new_signature(self, sig)
         path = _lock_path(self)
-        with global_compiler_lock, nullcontext() if path is None else _flocked(path):
-            return original(self, sig)
+        with _announced(self, path), global_compiler_lock:
+            with nullcontext() if path is None else _flocked(path):
+                return original(self, sig)
 
     Dispatcher.compile = compile_once  # type: ignore[method-assign]

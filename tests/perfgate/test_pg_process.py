@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -69,3 +70,25 @@ def test_output_is_redacted_before_the_tail_is_cut(tmp_path: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", "GITHUB_TOKEN": token}
     outcome = run_process([sys.executable, "-c", script], tmp_path, env, 60.0)
     assert "SECRET" not in outcome.tail and len(outcome.tail) <= TAIL_CHARS
+
+
+def test_a_watcher_sees_the_output_while_the_child_runs(tmp_path: Path) -> None:
+    """``watch`` gets the output before the child ends (progress lines), redacted."""
+    import perfgate.process as process
+
+    script = "import time\nprint('..', flush=True)\ntime.sleep(1.0)\nprint('s3cr3t-value!')"
+    seen: list[tuple[float, str]] = []
+    old = process.WATCH_EVERY_S
+    process.WATCH_EVERY_S = 0.2
+    try:
+        start = time.monotonic()
+        out = run_process(
+            [sys.executable, "-c", script], tmp_path, {"API_TOKEN": "s3cr3t-value!"}, 30.0,
+            watch=lambda text: seen.append((time.monotonic() - start, text)),
+        )  # fmt: skip
+    finally:
+        process.WATCH_EVERY_S = old
+    assert out.returncode == 0
+    text = "".join(t for _, t in seen)
+    assert text.startswith("..\n") and "s3cr3t" not in text
+    assert any(at < 0.9 and t.startswith("..") for at, t in seen)  # before the child ended

@@ -4,11 +4,12 @@ nothing left running."""
 from __future__ import annotations
 
 import logging
+import os
 import shlex
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,11 @@ from perfgate.secrets import Redactor, child_environment
 #: How much of a child's combined output is kept (after redaction).
 TAIL_CHARS = 8000
 TIMEOUT_TAIL_CHARS = 4000
+#: Seconds between two looks at a watched child's new output.
+WATCH_EVERY_S = 2.0
 LOG = logging.getLogger(__name__)
+#: Called with a child's new output (redacted) while it runs.
+Watch = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -36,7 +41,11 @@ class ProcessOutcome:
 
 
 def run_process(
-    cmd: Sequence[str], cwd: Path, env: Mapping[str, str], timeout_s: float
+    cmd: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout_s: float,
+    watch: Watch | None = None,
 ) -> ProcessOutcome:
     """Run ``cmd``; a time-out kills it and is reported, never raised as success.
 
@@ -48,9 +57,12 @@ def run_process(
     The child gets the allow-listed part of ``env`` (``secrets.child_environment``: no
     child of the gate needs a credential), and the secrets of ``env`` are redacted from its
     whole output before the tail is cut, since output tails end up in reports that may be
-    posted (cutting first could leave a secret's suffix).
+    posted (cutting first could leave a secret's suffix). ``watch``, when given, gets the
+    child's new output (stdout, then stderr, redacted) every `WATCH_EVERY_S` seconds while
+    it runs, for progress lines.
     """
-    return _run(cmd, cwd, child_environment(env), timeout_s, Redactor.from_env(env))
+    redactor = Redactor.from_env(env)
+    return _run(cmd, cwd, child_environment(env), timeout_s, redactor, watch)
 
 
 @dataclass(frozen=True)
@@ -162,26 +174,70 @@ def _outcome(
 
 
 def _run(
-    cmd: Sequence[str], cwd: Path, env: dict[str, str], timeout_s: float, redactor: Redactor
+    cmd: Sequence[str],
+    cwd: Path,
+    env: dict[str, str],
+    timeout_s: float,
+    redactor: Redactor,
+    watch: Watch | None = None,
 ) -> ProcessOutcome:
     containment.enable_subreaper()
     # files, not pipes: a detached grandchild holding a pipe open would block reading it
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         before = containment.children()
         proc = _start(cmd, cwd, env, (out, err), redactor)
-        timed_out, stragglers = _wait_contained(proc, timeout_s, before)
+        reader = _Reader(out, err, redactor, watch)
+        timed_out, stragglers = _wait_contained(proc, timeout_s, before, reader)
         _log_stragglers(cmd, stragglers, redactor)
         stdout, stderr = _read(out), _read(err)
     return _outcome(proc.returncode, timed_out, stdout, stderr, redactor, stragglers)
 
 
+class _Reader:
+    """Hands a watcher what a child wrote to its output files since the last look."""
+
+    def __init__(self, out: IO[bytes], err: IO[bytes], redactor: Redactor, watch: Watch | None):
+        self.files = (out, err)
+        self.offsets = [0, 0]
+        self.redactor = redactor
+        self.watch = watch
+
+    def look(self) -> None:
+        if self.watch is None:
+            return
+        chunks = []
+        for i, file in enumerate(self.files):
+            size = os.fstat(file.fileno()).st_size
+            if size > self.offsets[i]:
+                chunks.append(os.pread(file.fileno(), size - self.offsets[i], self.offsets[i]))
+                self.offsets[i] = size
+        if chunks:
+            text = b"".join(chunks).decode(errors="replace")
+            self.watch(self.redactor.text(text))
+
+
+def _wait_watched(pid: int, timeout_s: float, reader: _Reader) -> bool:
+    """`containment.wait_exited`, with a look at the output every `WATCH_EVERY_S`."""
+    if reader.watch is None:
+        return containment.wait_exited(pid, timeout_s)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        left = deadline - time.monotonic()
+        if containment.wait_exited(pid, max(0.0, min(WATCH_EVERY_S, left))):
+            reader.look()
+            return True
+        reader.look()
+        if left <= WATCH_EVERY_S:
+            return False
+
+
 def _wait_contained(
-    proc: subprocess.Popen[bytes], timeout_s: float, before: frozenset[int]
+    proc: subprocess.Popen[bytes], timeout_s: float, before: frozenset[int], reader: _Reader
 ) -> tuple[bool, tuple[containment.Straggler, ...]]:
     """Wait for ``proc`` (killing its group at the time-out), then kill everything it left
     behind; (timed out, the processes that were still running)."""
     try:
-        timed_out = not containment.wait_exited(proc.pid, timeout_s)
+        timed_out = not _wait_watched(proc.pid, timeout_s, reader)
     except BaseException:  # interrupted: still leave nothing running
         containment.kill_group(proc.pid)
         proc.wait()

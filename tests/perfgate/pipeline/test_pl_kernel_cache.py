@@ -74,7 +74,12 @@ def test_parity_runs_with_the_runs_cache_folder(
     seen: dict[str, Any] = {}
 
     def fake_run(
-        command: Sequence[str], source: Path, env: Mapping[str, str], _t: float, roots: Any
+        command: Sequence[str],
+        source: Path,
+        env: Mapping[str, str],
+        _t: float,
+        roots: Any,
+        _watch: Any = None,
     ) -> Any:
         seen.update(env=dict(env), source=source, roots=roots)
         raise RunnerError("stop here")

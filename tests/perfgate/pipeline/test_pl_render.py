@@ -170,9 +170,12 @@ def test_markdown_escapes_names() -> None:
     """A benchmark named a|b<script> and a param with a backtick/newline/pipe stay inside
     their cells and inject no HTML."""
     md = render_markdown(build_report(command="perfgate compare x --bench 'a```b'"))
-    assert "<script>" not in md and "&lt;script&gt;" in md
+    outside_code = re.sub(r"^(`{3,})[a-z]*\n.*?^\1$", "", md, flags=re.S | re.M)
+    assert "<script>" not in outside_code and "&lt;script&gt;" in outside_code
+    chart = md[md.index("```diff\n") : md.index("\n```\n", md.index("```diff\n"))]
+    assert "a|b<script>alert(1)</script> / x`y z|w" in chart  # one line, inside its fence
     lines = md.splitlines()
-    evil_at = next(i for i, line in enumerate(lines) if "alert(1)" in line)
+    evil_at = next(i for i, ln in enumerate(lines) if "alert(1)" in ln and ln.startswith("|"))
     header_at = max(i for i in range(evil_at) if lines[i].startswith("| benchmark"))
     evil_line = lines[evil_at]
     assert _cells(evil_line) == _cells(lines[header_at])
@@ -187,7 +190,12 @@ def test_html_svg_is_well_formed() -> None:
     assert len(svgs) == 1 + 4  # ratio chart + one per scaling row
     for svg in svgs:
         ElementTree.fromstring(svg)
-    assert svgs[0].count("<circle") == 2 + 3  # regression, improvement, 3 variant rows
+    report = build_report()
+    with_ratio = [r for r in report.rows if r.ratio] + [
+        v.row for v in report.variants if v.row.ratio
+    ]
+    assert svgs[0].count("<circle") == len(with_ratio)  # every compared case with a ratio
+    assert svgs[0].count('class="case ') == len(report.rows) + len(report.variants)
 
 
 def test_html_escapes_names() -> None:
@@ -260,7 +268,7 @@ def test_a_regression_that_does_not_block_says_so() -> None:
     report = Report(decision, cfg, "1" * 40, "a" * 40, "m", "x", rows=rows, parity=parity)
     markdown = render_markdown(report)
     assert "PASS" in markdown and "1 regression(s) (1 in benchmarks that do not block)" in markdown
-    row = next(ln for ln in markdown.splitlines() if "collector.Collector" in ln)
+    row = next(ln for ln in markdown.splitlines() if ln.startswith("| collector.Collector"))
     assert "reported only: this benchmark does not block" in row
     assert "reported only: this benchmark does not block" in render_html(report)
 
@@ -289,7 +297,7 @@ def test_a_confirmed_regression_heads_the_report_above_undecided_cases() -> None
     markdown = render_markdown(report)
     assert "perfgate REGRESSION: merge blocked" in markdown.splitlines()[1]
     lines = markdown.splitlines()
-    reasons = [ln for ln in lines[lines.index("Reasons:") :] if ln.startswith("- ")]
+    reasons = [ln for ln in lines[lines.index("**Blocked by:**") :] if ln.startswith("- ")]
     assert reasons[0].startswith("- REGRESSION:") and "threads=2" in reasons[0]
     assert reasons[1].startswith("- ERROR:") and "re-run disagrees" in reasons[1]
     assert verdict_json(report)["exit_code"] == 1

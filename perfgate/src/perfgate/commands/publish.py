@@ -2,15 +2,18 @@
 
     perfgate publish [--results-dir .asv/results] [--html-dir .asv/html] [--repo .]
                      [--config ASV_CONF] [--perfgate-config pyproject.toml]
+                     [--gate-runs .perfgate/runs]
 
 A thin edge over ``asv publish``: the asv configuration (``--config``, default the
 repository's asv.conf.json) with the given results and HTML folders goes to a temporary
 config, and asv publishes a temporary copy of the results in which the ``higher_is_better``
 benchmarks of ``[tool.perfgate]`` are stored as reciprocals, so asv's regressions page reads
 larger as worse for every benchmark (`perfgate.formats.asv_reciprocal`). Nothing is written
-into the results tree, which the history branch mirrors file by file. Exit codes: 0
-published, 3 error (no results yet: one line saying what to run first; corrupt results, asv
-failing: asv's last output is printed).
+into the results tree, which the history branch mirrors file by file. ``--gate-runs`` adds
+what the local gate runs measured (the first round of base and head of every run,
+`perfgate.history.gate_runs`) for the commits the results folder lacks, and the command says
+what it published. Exit codes: 0 published, 3 error (no results at all: one line saying
+what to run first; corrupt results, asv failing: asv's last output is printed).
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +33,8 @@ from perfgate.errors import UserError
 from perfgate.formats import asv_conf, asv_results
 from perfgate.formats.asv_reciprocal import write_dashboard_results
 from perfgate.formats.benchmarks_json import read_benchmarks
-from perfgate.process import run_process
+from perfgate.history import gate_runs
+from perfgate.process import ProcessOutcome, run_process
 from perfgate.verdict import EXIT_ERROR, EXIT_OK
 
 
@@ -47,6 +53,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--perfgate-config", help="[tool.perfgate] with higher_is_better (REPO/pyproject.toml)"
     )
+    p.add_argument(
+        "--gate-runs", help="also publish what local gate runs measured (e.g. .perfgate/runs)"
+    )
     p.set_defaults(func=run_from_args)
 
 
@@ -59,14 +68,35 @@ def run_from_args(args: argparse.Namespace) -> int:
         Path(args.html_dir),
         Path(args.config) if args.config else repo / "asv.conf.json",
         Path(args.perfgate_config) if args.perfgate_config else repo / "pyproject.toml",
+        Path(args.gate_runs) if args.gate_runs else None,
     )
 
 
 #: What a fresh clone without results is told (one line).
 NO_RESULTS_HINT = (
-    "perfgate publish: no results yet ({results}/benchmarks.json is missing): run "
-    "`make asv-smoke` (one quick pass of every suite) or `perfgate history export` first"
+    "perfgate publish: no results yet ({results}/benchmarks.json is missing{runs}): run "
+    "`make gate` (measures this checkout), `make asv-smoke` (one quick pass of every suite) "
+    "or `perfgate history export` first"
 )
+
+
+def gather(results_dir: Path, runs: Path | None, dest: Path) -> list[str]:
+    """The stored results (if any) and the gate runs' results (if asked) in ``dest``; what
+    was gathered, one phrase per source (empty: nothing to publish)."""
+    said = []
+    if (results_dir / "benchmarks.json").exists():
+        shutil.copytree(results_dir, dest)
+        stored = sum(1 for _ in dest.glob("*/*.json")) - len(list(dest.glob("*/machine.json")))
+        said.append(f"{stored} stored result file(s) from {results_dir}")
+    if runs is not None:
+        skip = [f"{p.parent.name}/{p.name}" for p in dest.glob("*/*.json")]
+        got = gate_runs.collect(runs, dest, skip)
+        if got.commits:
+            said.append(
+                f"{len(got.commits)} commit(s) measured by {len(got.runs)} local gate run(s) "
+                f"in {runs} ({', '.join(c[:8] for c in got.commits)})"
+            )
+    return said
 
 
 def run(
@@ -75,32 +105,48 @@ def run(
     html_dir: Path,
     asv_config: Path | None = None,
     perfgate_config: Path | None = None,
+    runs: Path | None = None,
 ) -> int:
-    """Check the results, run ``asv publish`` on their dashboard copy; 0 or 3."""
-    if not (results_dir / "benchmarks.json").exists():
-        print(NO_RESULTS_HINT.format(results=results_dir), file=sys.stderr)
-        return EXIT_ERROR
-    try:
-        read_benchmarks(results_dir)  # corrupt -> named error
-        if not asv_results.list_machines(results_dir):
-            raise UserError(f"{results_dir}: no machine folder with results to publish")
-        template = asv_conf.read_asv_conf(asv_config or repo / "asv.conf.json")
-        config = load_config(perfgate_config or repo / "pyproject.toml", required=False)
-    except UserError as exc:
-        print(f"perfgate publish: error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+    """Gather the results, run ``asv publish`` on their dashboard copy; 0 or 3."""
     with tempfile.TemporaryDirectory(prefix="perfgate-publish-") as tmp:
-        view = Path(tmp) / "results"
-        inverted = write_dashboard_results(results_dir, view, config.is_higher_better)
-        if inverted:
-            print(f"perfgate publish: larger reads as worse: 1/value for {', '.join(inverted)}")
-        conf = asv_conf.publish_config(template, repo, view, html_dir)
-        conf_path = Path(tmp) / "asv.conf.json"
-        conf_path.write_text(json.dumps(conf, indent=1))
-        cmd = [sys.executable, "-m", "asv", "publish", "--config", str(conf_path)]
-        outcome = run_process(cmd, repo, os.environ, 1800.0)
+        combined = Path(tmp) / "combined"
+        said = gather(results_dir, runs, combined)
+        if not said:
+            where = f"; no gate run with results in {runs}" if runs is not None else ""
+            print(NO_RESULTS_HINT.format(results=results_dir, runs=where), file=sys.stderr)
+            return EXIT_ERROR
+        try:
+            read_benchmarks(combined)  # corrupt -> named error
+            if not asv_results.list_machines(combined):
+                raise UserError(f"{results_dir}: no machine folder with results to publish")
+            template = asv_conf.read_asv_conf(asv_config or repo / "asv.conf.json")
+            config = load_config(perfgate_config or repo / "pyproject.toml", required=False)
+        except UserError as exc:
+            print(f"perfgate publish: error: {exc}", file=sys.stderr)
+            return EXIT_ERROR
+        print(f"perfgate publish: publishing {'; '.join(said)}")
+        outcome = _publish(repo, combined, html_dir, template, config.is_higher_better)
     if outcome.returncode != 0 or outcome.timed_out:
         print(f"perfgate publish: asv publish failed:\n{outcome.tail[-3000:]}", file=sys.stderr)
         return EXIT_ERROR
     print(f"perfgate publish: dashboard written to {html_dir}")
     return EXIT_OK
+
+
+def _publish(
+    repo: Path,
+    results: Path,
+    html_dir: Path,
+    template: dict[str, Any],
+    higher_is_better: Callable[[str], bool],
+) -> ProcessOutcome:
+    """``asv publish`` of the dashboard copy of ``results`` (higher-is-better inverted)."""
+    view = results.parent / "results"
+    inverted = write_dashboard_results(results, view, higher_is_better)
+    if inverted:
+        print(f"perfgate publish: larger reads as worse: 1/value for {', '.join(inverted)}")
+    conf = asv_conf.publish_config(template, repo, view, html_dir)
+    conf_path = results.parent / "asv.conf.json"
+    conf_path.write_text(json.dumps(conf, indent=1))
+    cmd = [sys.executable, "-m", "asv", "publish", "--config", str(conf_path)]
+    return run_process(cmd, repo, os.environ, 1800.0)

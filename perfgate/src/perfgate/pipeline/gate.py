@@ -12,7 +12,8 @@ import shlex
 import time
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from perfgate import containment, machine
 from perfgate.atomic import check_output_dir
@@ -35,6 +36,9 @@ from perfgate.pipeline.compare.analysis import Analysis, analyse
 from perfgate.pipeline.context import GateOptions, GateSettings
 from perfgate.pipeline.discover import check_selection, discovered_names
 from perfgate.pipeline.hooks import Hooks
+from perfgate.pipeline.preview import newest_timeline
+from perfgate.pipeline.side_run import SideRun, SideRunner
+from perfgate.progress import Progress
 from perfgate.secrets import redact_env
 from perfgate.verdict import GateVerdict
 
@@ -42,13 +46,15 @@ from perfgate.verdict import GateVerdict
 def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
     """Run the gate, print and write the report (and post it); returns the exit code."""
     hooks = hooks or Hooks()
+    ticker = Progress(hooks.log)  # a line at least every 10 s while a stage runs
+    hooks = replace(hooks, log=ticker.log)
     report_files.check_report_dir(opts.report_dir)  # misuse is a clean error before any run
     if opts.work_dir is not None:
         check_output_dir(opts.work_dir, "--work-dir", "exports, rounds and noise floors")
     try:
         # a run that dies (killed, out of memory) must not leave an earlier verdict to post
         report_files.archive_previous(opts.report_dir)
-        report = _gate(opts, hooks)
+        report = _gate(opts, hooks, ticker)
     except (UserError, RunnerError, OSError) as exc:
         hooks.log(f"error: {redact_env(str(exc), os.environ)}")
         report = _error_report(opts, str(exc))
@@ -75,7 +81,7 @@ def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
     return code
 
 
-def _gate(opts: GateOptions, hooks: Hooks) -> render.Report:
+def _gate(opts: GateOptions, hooks: Hooks, ticker: Progress) -> render.Report:
     started = time.monotonic()
     revs = context.resolve_revisions(opts)
     given = parity.given_result(opts.parity_result, revs.head) if opts.parity_result else None
@@ -85,9 +91,8 @@ def _gate(opts: GateOptions, hooks: Hooks) -> render.Report:
     )
     progress = _Progress()
     try:
-        return _gate_run(
-            opts, hooks, (plan, fp_start), s, (revs.note(opts.base), given), started, progress
-        )
+        inputs = (revs.note(opts.base), given)
+        return _gate_run(opts, hooks, (plan, fp_start), s, inputs, started, (progress, ticker))
     except (UserError, RunnerError, OSError) as exc:
         hooks.log(f"error: {redact_env(str(exc), os.environ)}")
         return _failed_report(opts, s, str(exc), progress)
@@ -114,12 +119,13 @@ def _gate_run(
     s: GateSettings,
     inputs: tuple[str | None, ParityResult | None],
     started: float,
-    progress: _Progress,
+    progresses: tuple[_Progress, Progress],
 ) -> render.Report:
     """The run after its exports (``started``: when the run began, for its timeline):
     the ``--bench`` check, parity, measurement, comparison and decision; ``inputs`` are the
     note on the base and the parity result taken from CI (None: run it here); ``progress``
-    is kept up to date for a report of a failure."""
+    is kept up to date for a report of a failure, the ticker prints while stages run."""
+    progress, ticker = progresses
     given = inputs[1]
     config, machine_name = s.config, s.machine
     plan, fp_start = machine_at_start
@@ -127,7 +133,12 @@ def _gate_run(
     found = _before_parity(opts, hooks, s, inputs, progress)
     changes = progress.notes
     parity_started = time.monotonic()
-    parity_result = given or parity.run_parity(s, parity.parity_command(config, opts.quick))
+    command = parity.parity_command(config, opts.quick)
+    earlier = newest_timeline(s.work_dir, " ".join(command))
+    with ticker.stage("parity", _parity_expected(earlier, command)):
+        if not given:
+            hooks.log(f"parity: {' '.join(command)} (a first run compiles the kernels it tests)")
+        parity_result = given or parity.run_parity(s, command, progress=ticker)
     parity_s = None if given else time.monotonic() - parity_started
     hooks.log(f"parity: {parity_result.status.value}" + (" (from CI)" if given else ""))
     progress.parity = parity_result
@@ -140,15 +151,18 @@ def _gate_run(
     )
     floors = noise.floors() if noise is not None else {}
     checks = noise.sim_checks() if noise is not None else {}
-    sim = (
-        sim_phase.run_sim_phase(s, s.sim_bench, hooks.log, hooks.sim_runner, checks)
-        if s.sim_bench
-        else None
-    )
-    measurer = measure.Measurer(s, fp_start.to_dict(), hooks.side_runner)
-    measured = (
-        measure.measure(measurer, floors, hooks.log) if s.wall else measure.nothing_measured()
-    )
+    with ticker.stage("sim"):
+        sim = (
+            sim_phase.run_sim_phase(s, s.sim_bench, hooks.log, hooks.sim_runner, checks)
+            if s.sim_bench
+            else None
+        )
+    measurer = measure.Measurer(s, fp_start.to_dict(), _announced(hooks.side_runner, ticker))
+    expected = sum(r.seconds for r in earlier.rounds) if earlier is not None else None
+    with ticker.stage("measure", expected):
+        measured = (
+            measure.measure(measurer, floors, hooks.log) if s.wall else measure.nothing_measured()
+        )
     parity_time = (parity_result.command, parity_s)
     _write_timeline(s, measurer, parity_time, measurer.started - started - (parity_s or 0.0))
     fp_end = hooks.fingerprint(plan)
@@ -196,6 +210,23 @@ def _before_parity(
     if opts.bench:
         check_selection(discovered_names(s, hooks.discover), opts.bench)
     return found
+
+
+def _parity_expected(earlier: timeline.Timeline | None, command: Sequence[str]) -> float | None:
+    """The parity seconds of the newest earlier run of the same command (None: none)."""
+    if earlier is None or earlier.parity_command != " ".join(command):
+        return None
+    return earlier.parity_s
+
+
+def _announced(runner: SideRunner, ticker: Progress) -> SideRunner:
+    """``runner``, saying in the progress status which side of which round asv measures."""
+
+    def run(settings: GateSettings, side: str, folder: Path, bench: Sequence[str]) -> SideRun:
+        ticker.status(f"asv measuring the {side} side ({folder.name})")
+        return runner(settings, side, folder, bench)
+
+    return run
 
 
 def _notes(

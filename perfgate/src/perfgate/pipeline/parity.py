@@ -21,7 +21,10 @@ from perfgate.formats.junit import JUnitReport
 from perfgate.formats.parity_result import read_parity
 from perfgate.model import ParityResult, ParityStatus
 from perfgate.pipeline.context import GateSettings
-from perfgate.process import run_process
+from perfgate.pipeline.parity_progress import PROGRESS_FILE_ENV, Compiles, PytestCount, status
+from perfgate.process import Watch, run_process
+from perfgate.progress import Progress
+from perfgate.secrets import Redactor
 
 _FAILED_TEST = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
 
@@ -69,27 +72,59 @@ def run_in_export(
     base_env: Mapping[str, str],
     timeout_s: float,
     roots: Sequence[Path] = (),
+    watch: Watch | None = None,
 ) -> ParityRun:
     """Run the parity command inside the head export with its import ``roots`` first on the
-    path (none given: `default_import_roots`)."""
+    path (none given: `default_import_roots`); ``watch`` sees its output as it comes."""
     env = dict(base_env)
     paths = [str(r) for r in (roots or default_import_roots(source))]
     env["PYTHONPATH"] = os.pathsep.join(p for p in (*paths, env.get("PYTHONPATH", "")) if p)
-    outcome = run_process(command, source, env, timeout_s)
+    outcome = run_process(command, source, env, timeout_s, watch)
     failing = parse_failing_tests(outcome.tail)
     passed = outcome.returncode == 0 and not outcome.timed_out
     return ParityRun(passed, failing, outcome.tail[-3000:], tuple(command))
 
 
+def progress_watch(progress: Progress, events: Path, redactor: Redactor) -> Watch:
+    """A watcher of the parity command's output that keeps ``progress``'s status current:
+    pytest's count of tests, and the kernels the suite says it is compiling (``events``,
+    the file named by ``PERFGATE_PROGRESS_FILE``; redacted like the output)."""
+    count, compiles, offset = PytestCount(), Compiles(), [0]
+
+    def watch(text: str) -> None:
+        count.feed(text)
+        try:
+            with events.open("rb") as file:
+                file.seek(offset[0])
+                data = file.read()
+        except OSError:
+            data = b""
+        whole = data[: data.rfind(b"\n") + 1]
+        offset[0] += len(whole)
+        compiles.feed(redactor.text(whole.decode(errors="replace")))
+        progress.status(status(count, compiles))
+
+    return watch
+
+
 def run_parity(
-    settings: GateSettings, command: Sequence[str], timeout_s: float = 3600.0
+    settings: GateSettings,
+    command: Sequence[str],
+    timeout_s: float = 3600.0,
+    progress: Progress | None = None,
 ) -> ParityResult:
-    """Run the parity command in the head export; failing test ids go into the summary."""
+    """Run the parity command in the head export; failing test ids go into the summary.
+    With ``progress``, its status says how far the command got (`progress_watch`)."""
     cmd = resolve_command(command)
     try:
+        events = settings.run_dir / "parity-progress.jsonl"
         env = {**os.environ, **settings.kernel_cache, **settings.tools_cache}
+        env[PROGRESS_FILE_ENV] = str(events)
         roots = settings.config.import_roots(settings.head_source, parity=True)
-        result = run_in_export(cmd, settings.head_source, env, timeout_s, roots)
+        watch = (
+            progress_watch(progress, events, Redactor.from_env(os.environ)) if progress else None
+        )
+        result = run_in_export(cmd, settings.head_source, env, timeout_s, roots, watch)
     except RunnerError as exc:
         return ParityResult(ParityStatus.ERROR, " ".join(command), str(exc))
     if result.passed:

@@ -3,8 +3,13 @@
 Rendering never decides anything: it takes a `Report` whose verdicts were computed by the
 compare and decide stages. Every value written into markdown passes through `md_escape` (via
 the jinja2 ``finalize`` hook), so benchmark, branch and parameter names cannot break tables or
-inject HTML; the HTML report uses jinja2 autoescaping. Chart geometry is computed here in
-Python (pure) and the templates only draw it.
+inject HTML; the HTML report uses jinja2 autoescaping. Chart geometry is computed in Python
+(pure: `perfgate.pipeline.chart`, `perfgate.pipeline.chart_layout`) and the templates only
+draw it.
+
+Both reports open with the same first screen (`perfgate.pipeline.glance`): what blocked, what
+the run could see, what changed notably, then one chart of every compared case; the reasons
+of passing cases, the blind spots and the tables come after.
 """
 
 from __future__ import annotations
@@ -29,9 +34,49 @@ from perfgate.model import (
     VariantComparison,
 )
 from perfgate.pipeline import plan
+from perfgate.pipeline.chart import (
+    HEAD_VS_BASE,
+    ChartPoint,
+    chart_data,
+    rows_points,
+    variant_points,
+)
+from perfgate.pipeline.chart_layout import svg_chart, text_chart
 from perfgate.pipeline.compare.compile_times import CompileRow
 from perfgate.pipeline.compare.scaling import ScalingRow
+from perfgate.pipeline.glance import glance
+from perfgate.pipeline.report_format import (
+    Raw,
+    code_block,
+    fmt_ci,
+    fmt_p,
+    fmt_pct,
+    fmt_ratio,
+    fmt_speedup,
+    fmt_time,
+    md_escape,
+    short_sha,
+)
 from perfgate.verdict import CaseVerdict, GateVerdict
+
+__all__ = [
+    "Raw",
+    "Report",
+    "code_block",
+    "fmt_ci",
+    "fmt_p",
+    "fmt_pct",
+    "fmt_ratio",
+    "fmt_speedup",
+    "fmt_time",
+    "md_escape",
+    "render_html",
+    "render_markdown",
+    "report_points",
+    "short_sha",
+    "summary_line",
+    "verdict_json",
+]
 
 TEMPLATES = Path(__file__).parent.parent / "templates"
 
@@ -67,107 +112,6 @@ class Report:
         ]
 
 
-# --------------------------------------------------------------------------------------------
-# Escaping and formatting
-# --------------------------------------------------------------------------------------------
-
-
-class Raw(str):
-    """Text already made safe for markdown (e.g. a fenced code block); not escaped again."""
-
-
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|#])")
-
-
-def md_escape(value: object) -> str:
-    """Escape *value* for a markdown table cell or inline text.
-
-    Newlines become spaces (a newline ends a table row), ``& < >`` become entities (no raw
-    HTML such as ``<script>``), markdown punctuation (``| ` * _ [ ] # \\``) gets a backslash
-    (``|`` would split a cell, backticks open code spans, brackets make links) and ``@`` a
-    word joiner (no mentions).
-    """
-    if isinstance(value, Raw):
-        return str(value)
-    if value is None:
-        return ""
-    text = re.sub(r"[\r\n\t\x0b\x0c]+", " ", str(value))
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    # "@" + word joiner: GitHub shows "@name" but does not notify anyone (a parameter, a
-    # note or a pytest line such as "@njit" must never ping a user or a team)
-    text = text.replace("@", "@\u2060")
-    return _MD_SPECIAL.sub(r"\\\1", text)
-
-
-def code_block(text: str, language: str = "") -> Raw:
-    """A fenced code block whose fence is longer than any backtick run inside *text*."""
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return Raw(f"{fence}{language}\n{text}\n{fence}")
-
-
-def _finite(value: float | None) -> bool:
-    return value is not None and math.isfinite(value)
-
-
-def fmt_ratio(value: float | None) -> str:
-    """Ratio with three decimals (three significant digits below 0.1), or an en dash."""
-    if not _finite(value):
-        return "–"
-    assert value is not None
-    return f"{value:.3f}" if abs(value) >= 0.1 else f"{value:.3g}"
-
-
-def fmt_ci(low: float | None, high: float | None) -> str:
-    """``low–high`` (no brackets: nothing to escape); an open side shows as ``∞``."""
-    if low is None or high is None or math.isnan(low) or math.isnan(high):
-        return "–"
-    return f"{_open_ratio(low)}–{_open_ratio(high)}"
-
-
-def _open_ratio(value: float) -> str:
-    return fmt_ratio(value) if math.isfinite(value) else "∞"
-
-
-def fmt_p(value: float | None) -> str:
-    """p or q value in compact scientific style."""
-    if not _finite(value):
-        return "–"
-    assert value is not None
-    return f"{value:.2g}" if value >= 0.001 else f"{value:.1e}"
-
-
-def fmt_pct(value: float | None) -> str:
-    """Relative threshold or efficiency as a percentage."""
-    return f"{100 * value:.1f}%" if _finite(value) else "–"  # type: ignore[operator]
-
-
-def fmt_time(value: float | None, unit: str = "seconds") -> str:
-    """Human time (ns/µs/ms/s) for unit seconds; plain number otherwise.
-
-    The scale is chosen after rounding to three digits: 0.9996 s is ``1 s``, not ``1e+03 ms``.
-    """
-    if not _finite(value):
-        return "–"
-    assert value is not None
-    if unit != "seconds":
-        return f"{value:.4g} {unit}"
-    for scale, name in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
-        if abs(float(f"{value:.3g}")) >= scale:
-            return f"{value / scale:.3g} {name}"
-    return f"{value / 1e-9:.3g} ns"
-
-
-def fmt_speedup(value: float | None) -> str:
-    """``12.3×`` or an en dash."""
-    return f"{value:.2f}×" if _finite(value) else "–"
-
-
-def short_sha(sha: str) -> str:
-    """First 8 characters of a hash."""
-    return sha[:8]
-
-
 _HEADLINES = {
     GateVerdict.PASS: "PASS: no stable regression",
     GateVerdict.REGRESSION: "REGRESSION: merge blocked",
@@ -185,60 +129,6 @@ _ICONS = {
 # --------------------------------------------------------------------------------------------
 # Chart geometry (pure)
 # --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CiBar:
-    """One horizontal CI bar of a ratio chart, in SVG coordinates."""
-
-    label: str
-    y: float
-    x_low: float
-    x_high: float
-    x_mid: float
-    css: str
-
-
-@dataclass(frozen=True)
-class RatioChart:
-    """Ratio CIs on a log axis with the 1.0 line."""
-
-    width: int
-    height: int
-    x_one: float
-    bars: tuple[CiBar, ...]
-    ticks: tuple[tuple[float, str], ...]
-
-
-def ratio_chart(rows: Sequence[CaseComparison], labels: Sequence[str]) -> RatioChart | None:
-    """Geometry for the CI chart of *rows* that have a CI (None when there is none)."""
-    items = [(r, lab) for r, lab in zip(rows, labels, strict=True) if r.ci_low and r.ci_high]
-    if not items:
-        return None
-    lows = [math.log(min(r.ci_low or 1.0, 1.0)) for r, _ in items]
-    highs = [math.log(max(r.ci_high or 1.0, 1.0)) for r, _ in items]
-    lo, hi = min(lows) - 0.05, max(highs) + 0.05
-    left, width, row_h = 260.0, 420.0, 18.0
-
-    def x(value: float) -> float:
-        return round(left + (math.log(value) - lo) / (hi - lo) * width, 1)
-
-    bars = tuple(
-        CiBar(
-            lab,
-            20 + i * row_h,
-            x(r.ci_low or 1.0),
-            x(r.ci_high or 1.0),
-            x(r.ratio or 1.0),
-            r.verdict.value,
-        )
-        for i, (r, lab) in enumerate(items)
-    )
-    tick_values = [
-        v for v in (0.25, 0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0) if lo <= math.log(v) <= hi
-    ]
-    ticks = tuple((x(v), f"{v:g}×") for v in tick_values)
-    return RatioChart(int(left + width + 20), int(40 + len(items) * row_h), x(1.0), bars, ticks)
 
 
 @dataclass(frozen=True)
@@ -341,18 +231,38 @@ def _environment(markdown: bool) -> jinja2.Environment:
     return env
 
 
+def report_points(report: Report) -> list[ChartPoint]:
+    """Every compared case of ``report`` as a chart point: head vs base (parallel efficiency
+    apart), variant vs baseline at head and its change from base. Rows of another instrument
+    join here (`perfgate.pipeline.chart.rows_points` with its name); the templates draw
+    whatever points they get."""
+    return rows_points(report.rows, HEAD_VS_BASE) + variant_points(report.variants)
+
+
+#: A markdown chart longer than this many cases is collapsed (the first screen stays short).
+OPEN_CHART_POINTS = 40
+
+
+def _chart(report: Report) -> dict[str, Any]:
+    data = chart_data(report_points(report))
+    lines = text_chart(data)
+    return {
+        "chart": data,
+        "svg_chart": svg_chart(data),
+        "text_chart": code_block("\n".join(lines), "diff") if lines else None,
+        "chart_open": len(data.points) <= OPEN_CHART_POINTS,
+    }
+
+
 def _context(report: Report) -> dict[str, Any]:
     verdict = report.decision.verdict
     regressions = report.by_verdict(CaseVerdict.REGRESSED)
     improvements = report.by_verdict(CaseVerdict.IMPROVED)
-    chart_rows = regressions + improvements + [v.row for v in report.variants]
-    chart_labels = [r.key.label() for r in regressions + improvements] + [
-        f"{v.pair.variant}/{v.pair.baseline} {v.row.key.label()}" for v in report.variants
-    ]
     slower = [v for v in report.variants if v.row.verdict is CaseVerdict.REGRESSED]
     faster = [v for v in report.variants if v.row.verdict is CaseVerdict.IMPROVED]
     return {
         "r": report,
+        "glance": glance(report.decision, report.rows, report.variants, report.config),
         "variants_slower": slower,
         "variants_faster": faster,
         "relative": [v for v in report.variants if v.relative is not None],
@@ -364,9 +274,9 @@ def _context(report: Report) -> dict[str, Any]:
         "regressions_reported_only": [r for r in regressions if not r.blocking],
         "improvements": improvements,
         "others": report.others,
-        "ratio_chart": ratio_chart(chart_rows, chart_labels),
         "scaling_charts": [scaling_chart(s) for s in (*report.scaling, *report.variant_scaling)],
         "confidence": f"{100 * report.config.confidence:.0f}%",
+        **_chart(report),
         **_visibility(report),
     }
 

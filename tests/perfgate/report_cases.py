@@ -1,0 +1,127 @@
+"""Three gate reports as a quick gate writes them (fixed numbers, no randomness): a PASS
+with blind spots, a REGRESSION and a PARITY failure, for the golden files and the screenshot
+tests of the report's first screen."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from perfgate.config import BaselinePair, load_config
+from perfgate.model import (
+    CaseComparison,
+    CaseKey,
+    EnvironmentCheck,
+    ParityResult,
+    ParityStatus,
+    VariantComparison,
+)
+from perfgate.pipeline.decide import decide, parity_failure_decision
+from perfgate.pipeline.render import Report
+from perfgate.verdict import CaseVerdict
+
+CONFIG = dataclasses.replace(
+    load_config(Path(__file__).parent / "data" / "pyproject-perfgate.toml"),
+    confirm=True,
+    source="pyproject.toml at base",
+)
+PAIR = BaselinePair("path", "assembled", "handwritten", "numpy", threshold=0.05)
+BENCH = "hot_slice.HotSlice.time_compute"
+BASE, HEAD = "1111111122222222333333334444444455555555", "aaaaaaaabbbbbbbbccccccccdddddddde0e0e0e0"
+ENV = {"machine": "vm-2core", "cpu": "AMD EPYC", "threading_layer": "omp"}
+COMMAND = "perfgate gate --base HEAD --head HEAD --quick"
+
+
+def key(task: str, path: str | None, n: int = 2048, threads: int = 1) -> CaseKey:
+    """A hot-slice case of the quick grid (``path`` None: a variant pair's key)."""
+    params = [("task", task), ("profile", "sac_default")]
+    params += [("path", path)] if path else []
+    params += [("num_envs", str(n)), ("threads", str(threads))]
+    return CaseKey(BENCH, tuple(params))
+
+
+def row(
+    k: CaseKey,
+    ratio: float,
+    ci: tuple[float, float],
+    verdict: CaseVerdict = CaseVerdict.UNCHANGED,
+    threshold: float = 0.05,
+    rounds: int = 9,
+) -> CaseComparison:
+    """A paired head-vs-base row with its ratio and CI."""
+    base = 3e-4
+    return CaseComparison(
+        k, verdict, threshold, True, n_base=rounds, n_head=rounds, base_median=base,
+        head_median=base * ratio, ratio=ratio, ci_low=ci[0], ci_high=ci[1],
+        p=0.4 if verdict is CaseVerdict.UNCHANGED else 0.002,
+        q=0.6 if verdict is CaseVerdict.UNCHANGED else 0.01, paired=True,
+    )  # fmt: skip
+
+
+def _rows(slow: float) -> list[CaseComparison]:
+    """Six quick-grid cases; ``slow`` is the ratio of the hand-written G1 case."""
+    straddle = CaseVerdict.INCONCLUSIVE
+    g1_hand = (
+        row(key("g1_walk", "handwritten"), slow, (1.21, 1.27), CaseVerdict.REGRESSED)
+        if slow > 1.1
+        else row(key("g1_walk", "handwritten"), 1.004, (0.990, 1.018))
+    )
+    return [
+        row(key("g1_walk", "assembled"), 1.012, (0.940, 1.101), straddle),
+        g1_hand,
+        row(key("g1_walk", "numpy"), 0.991, (0.980, 1.003)),
+        row(key("motion_tracking", "assembled"), 0.975, (0.902, 1.064), straddle),
+        row(key("motion_tracking", "handwritten"), 1.020, (0.935, 1.143), straddle),
+        row(key("motion_tracking", "numpy"), 0.905, (0.890, 0.921), CaseVerdict.IMPROVED),
+    ]
+
+
+def _variants() -> list[VariantComparison]:
+    out = []
+    for task, ratio in (("g1_walk", 0.871), ("motion_tracking", 1.012)):
+        k = key(task, None)
+        verdict = CaseVerdict.IMPROVED if ratio < 0.95 else CaseVerdict.UNCHANGED
+        absolute = row(k, ratio, (ratio - 0.02, ratio + 0.02), verdict)
+        relative = row(k, 1.003, (0.981, 1.028))
+        out.append(VariantComparison(PAIR, absolute, 3e-3, relative=relative))
+    return out
+
+
+def _report(rows: list[CaseComparison], notes: tuple[str, ...] = ()) -> Report:
+    parity = ParityResult(ParityStatus.PASSED, "python -m pytest -q tests/termplan/tasks")
+    env = EnvironmentCheck(ENV, ENV)
+    variants = _variants()
+    decision = decide(rows, variants, CONFIG, parity=parity, environment=env)
+    return Report(
+        decision, CONFIG, BASE, HEAD, "vm-2core", COMMAND, rows=rows, variants=variants,
+        parity=parity, environment=env, notes=notes,
+    )  # fmt: skip
+
+
+def pass_with_blind_spots() -> Report:
+    """Nothing blocked; three cases whose CI straddles the threshold (blind spots)."""
+    return _report(_rows(slow=1.0))
+
+
+def regression() -> Report:
+    """The hand-written G1 case is stably 24% slower."""
+    return _report(_rows(slow=1.24))
+
+
+def parity_failure() -> Report:
+    """Parity failed at head: nothing was measured."""
+    parity = ParityResult(
+        ParityStatus.FAILED,
+        "python -m pytest -q tests/termplan/tasks",
+        "failing: tests/termplan/tasks/g1_walk/test_g1_parity.py::test_paths_agree[sac_default]",
+    )
+    return Report(
+        parity_failure_decision(parity), CONFIG, BASE, HEAD, "vm-2core", COMMAND, parity=parity
+    )
+
+
+REPORTS = {
+    "pass_blind": pass_with_blind_spots,
+    "regression": regression,
+    "parity_failure": parity_failure,
+}
