@@ -1,19 +1,21 @@
-"""Three gate reports as a quick gate writes them (fixed numbers, no randomness): a PASS
-with blind spots, a REGRESSION and a PARITY failure, for the golden files and the screenshot
-tests of the report's first screen."""
+"""Gate reports as a quick gate writes them (fixed numbers, no randomness): a PASS with blind
+spots, a REGRESSION and a PARITY failure, and with the sim instrument beside the wall clock a
+PASS and a regression only the simulator saw, for the golden files and the screenshot tests
+of the report's first screen."""
 
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
 
-from perfgate.config import BaselinePair, load_config
+from perfgate.config import BaselinePair, SimConfig, load_config
 from perfgate.model import (
     CaseComparison,
     CaseKey,
     EnvironmentCheck,
     ParityResult,
     ParityStatus,
+    Reason,
     VariantComparison,
 )
 from perfgate.pipeline.decide import decide, parity_failure_decision
@@ -125,3 +127,60 @@ REPORTS = {
     "regression": regression,
     "parity_failure": parity_failure,
 }
+
+
+SIM_CONFIG = dataclasses.replace(
+    CONFIG,
+    blocking=(*CONFIG.blocking, r"^sim_hot_slice\."),
+    sim=SimConfig(bench=(r"^sim_hot_slice\.",), wall=BENCH),
+)
+SIM_BENCH = "sim_hot_slice.SimHotSlice.track_cycles"
+
+
+def sim_row(task: str, path: str, ratio: float, moved: str = "") -> CaseComparison:
+    """A sim case of the quick grid counted once per side (base twice, 0 apart)."""
+    params = (("task", task), ("profile", "sac_default"), ("path", path), ("num_envs", "2048"))
+    verdict = CaseVerdict.REGRESSED if ratio > 1.01 else CaseVerdict.UNCHANGED
+    reason = Reason.SIM_CHANGED if ratio > 1.01 else Reason.SIM_WITHIN
+    note = moved or "identical counts on both sides"
+    text = reason.text(direction="slower", moved=note, threshold=0.01)
+    return CaseComparison(
+        CaseKey(SIM_BENCH, params), verdict, 0.01, True, n_base=2, n_head=1,
+        base_median=2e6, head_median=2e6 * ratio, ratio=ratio, ci_low=ratio, ci_high=ratio,
+        note=text, unit="cycles", reason=reason, instrument="sim",
+    )  # fmt: skip
+
+
+def _sim_report(sim_rows: list[CaseComparison]) -> Report:
+    rows = [*_rows(slow=1.0), *sim_rows]
+    parity = ParityResult(ParityStatus.PASSED, "python -m pytest -q tests/termplan/tasks")
+    env = EnvironmentCheck(ENV, ENV)
+    variants = _variants()
+    decision = decide(rows, variants, SIM_CONFIG, parity=parity, environment=env)
+    note = "sim instrument: callgrind of valgrind 3.19.0"
+    return Report(
+        decision, SIM_CONFIG, BASE, HEAD, "vm-2core", COMMAND, rows=rows, variants=variants,
+        parity=parity, environment=env, notes=(note,),
+    )  # fmt: skip
+
+
+def sim_pass() -> Report:
+    """Both instruments: the wall clock's straddling cases are counted by the simulator."""
+    cases = [(t, p) for t in ("g1_walk", "motion_tracking") for p in PATHS]
+    return _sim_report([sim_row(t, p, 1.0) for t, p in cases])
+
+
+def sim_regression() -> Report:
+    """1.4% more simulated cycles in the hand-written G1 case, unseen by the wall clock."""
+    moved = "cycles +1.40%: instructions +1.52% (the largest share of the change)"
+    cases = [(t, p) for t in ("g1_walk", "motion_tracking") for p in PATHS]
+    rows = [
+        sim_row(t, p, 1.014, moved) if (t, p) == ("g1_walk", "handwritten") else sim_row(t, p, 1.0)
+        for t, p in cases
+    ]
+    return _sim_report(rows)
+
+
+PATHS = ("numpy", "handwritten", "assembled")
+REPORTS["sim_pass"] = sim_pass
+REPORTS["sim_regression"] = sim_regression

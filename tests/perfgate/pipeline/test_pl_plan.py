@@ -8,7 +8,7 @@ from perfgate.config import GateConfig, parse_config
 from perfgate.errors import ConfigError
 from perfgate.formats.timeline import RoundTime, Timeline
 from perfgate.model import CaseComparison, CaseKey
-from perfgate.pipeline import plan
+from perfgate.pipeline import plan, visibility
 from perfgate.pipeline.context import GateOptions, budget_seconds
 from perfgate.pipeline.sampling import short_sighted
 from perfgate.verdict import CaseVerdict
@@ -83,11 +83,11 @@ def _row(ratio: float, low: float, high: float, **kw: object) -> CaseComparison:
 
 def test_detectable_slowdown_from_the_ci_spread() -> None:
     """(1 + threshold) * ratio / ci_low - 1: a 2% spread at 3% sees about 5.06%."""
-    seen = plan.detectable_slowdown(_row(1.0, 1.0 / 1.02, 1.02))
+    seen = visibility.detectable_slowdown(_row(1.0, 1.0 / 1.02, 1.02))
     assert seen == pytest.approx(1.03 * 1.02 - 1.0)
-    assert plan.detectable_slowdown(_row(1.0, 1.0, 1.0)) == pytest.approx(0.03)
+    assert visibility.detectable_slowdown(_row(1.0, 1.0, 1.0)) == pytest.approx(0.03)
     no_ci = CaseComparison(HOT, CaseVerdict.INCONCLUSIVE, 0.03, True)
-    assert plan.detectable_slowdown(no_ci) is None
+    assert visibility.detectable_slowdown(no_ci) is None
 
 
 def test_blind_spots_are_wide_or_unmeasured_blocking_rows() -> None:
@@ -98,7 +98,7 @@ def test_blind_spots_are_wide_or_unmeasured_blocking_rows() -> None:
     report_only = CaseComparison(COMPILE, CaseVerdict.INCONCLUSIVE, 0.03, False)
     failed = CaseComparison(HOT2, CaseVerdict.FAILED, 0.03, True)
     no_ci = CaseComparison(HOT2, CaseVerdict.INCONCLUSIVE, 0.03, True)
-    spots = plan.blind_spots([wide, narrow, report_only, failed, no_ci], CFG)
+    spots = visibility.blind_spots([wide, narrow, report_only, failed, no_ci], CFG)
     assert spots == [wide, no_ci]
 
 
@@ -106,8 +106,8 @@ def test_rounds_to_target_shrink_as_one_over_sqrt_rounds() -> None:
     """Twice the log-margin above the threshold needs four times the rounds."""
     target = 1.05 / 1.03
     row = _row(1.0, 1.0 / target**2, 1.1)
-    assert plan.rounds_to_target(row, 6, CFG) == 24
-    assert plan.rounds_to_target(_row(1.0, 0.999, 1.001), 6, CFG) == 6
+    assert visibility.rounds_to_target(row, 6, CFG) == 24
+    assert visibility.rounds_to_target(_row(1.0, 0.999, 1.001), 6, CFG) == 6
 
 
 def test_config_keys_are_checked() -> None:

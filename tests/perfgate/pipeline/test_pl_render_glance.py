@@ -93,3 +93,20 @@ def test_chart_draws_every_compared_case_with_short_labels() -> None:
     )
     regressed = re.findall(r'<g class="case regressed">', svg.group(1))
     assert len(regressed) == 1
+
+
+def test_with_the_simulator_the_first_screen_says_what_each_instrument_could_see() -> None:
+    """The seen line counts the simulator's cases apart; the chart draws each sim point on
+    the line after its wall-clock twin; the table of both instruments says which decided."""
+    md = render_markdown(report_cases.sim_regression())
+    line = next(ln for ln in md.splitlines() if ln.startswith("**Could see:**"))
+    assert "6 counted by the simulator would have caught a slowdown ≥ 1.0%" in line
+    assert "(6 of them also counted by the simulator)" in line
+    chart = md[md.index("```diff") : md.index("```", md.index("```diff") + 3)]
+    wall, sim = (i for i, ln in enumerate(chart.splitlines()) if "g1_walk / handwritten" in ln)
+    assert sim == wall + 1 and "[sim]" in chart.splitlines()[sim]
+    table = md[md.index("Both instruments, per case (6)") :]
+    hand = next(ln for ln in table.splitlines() if "path=handwritten" in ln and "g1" in ln)
+    assert hand.endswith("| sim |") and "instructions +1.52%" in hand
+    assert "| sim (the wall clock could not exclude a slowdown) |" in table
+    assert "Both instruments" not in render_markdown(report_cases.pass_with_blind_spots())

@@ -18,7 +18,8 @@ import browser
 import pytest
 import report_cases
 
-from perfgate.pipeline.render import render_html
+from perfgate.pipeline.chart import chart_data
+from perfgate.pipeline.render import render_html, report_points
 
 pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
 
@@ -58,7 +59,7 @@ def _open(chromium: browser.Browser, name: str, tmp_path: Path) -> dict[str, Any
     return boxes
 
 
-@pytest.mark.parametrize("name", ["pass_blind", "regression"])
+@pytest.mark.parametrize("name", ["pass_blind", "regression", "sim_regression"])
 def test_first_screen_answers_in_order_and_shows_the_whole_chart(
     chromium: browser.Browser, name: str, tmp_path: Path
 ) -> None:
@@ -74,7 +75,8 @@ def test_first_screen_answers_in_order_and_shows_the_whole_chart(
     assert chart["left"] >= 0 and chart["right"] <= width
     assert chart["top"] >= 0 and chart["bottom"] <= height, "the chart is not wholly visible"
     assert b["scrollWidth"] <= width  # nothing wider than the window
-    assert len(b["labels"]) == 10 and len(b["values"]) == 10
+    points = len(chart_data(report_points(report_cases.REPORTS[name]())).points)
+    assert len(b["labels"]) == points and len(b["values"]) == points
     plot_left = min(band["left"] for band in b["bands"])
     for label in b["labels"]:
         assert label["left"] >= chart["left"], "a label is cut at the chart's left edge"

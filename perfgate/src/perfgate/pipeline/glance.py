@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from perfgate.config import GateConfig
 from perfgate.model import CaseComparison, GateDecision, VariantComparison
-from perfgate.pipeline import plan
+from perfgate.pipeline import visibility
 from perfgate.verdict import CaseVerdict, GateVerdict
 
 #: Verdicts of rows measured on both sides (what a slowdown could have been seen in).
@@ -43,16 +43,27 @@ class Glance:
     blind: tuple[float | None, ...]
     seen: tuple[float, ...]
     changes: tuple[Change, ...]
+    #: the sim instrument's compared cases: what each would have caught
+    counted: tuple[float, ...] = ()
+    #: wall-clock cases whose single-thread work a sim case compared (never blind spots)
+    covered: int = 0
 
     @property
     def seen_line(self) -> str:
-        """One line: the cases checked and what the blind ones could only have caught."""
+        """One line: the cases checked and what the blind ones could only have caught (the
+        simulator's cases, and the wall clock's, each said for itself)."""
         if not self.measured:
             return "nothing was measured"
         if not self.checked:
             return "no blocking case was compared: this run could not have seen a slowdown"
         text = f"{self.checked} blocking case(s) checked"
+        if self.counted:
+            text += (
+                f"; {len(self.counted)} counted by the simulator would have caught a slowdown "
+                f"≥ {_pct(max(self.counted))} of their single-thread work"
+            )
         sizes = [b for b in self.blind if b is not None]
+        timed = self.checked - len(self.counted)
         if sizes:
             low, high = min(sizes), max(sizes)
             spread = f" (up to {_pct(high)})" if high > low + 0.0005 else ""
@@ -60,9 +71,14 @@ class Glance:
         no_ci = len(self.blind) - len(sizes)
         if no_ci:
             text += f"; {no_ci} had no confidence interval (could not have caught any)"
-        if self.seen:
+        if self.seen and not self.counted:
             who = "every one" if not self.blind else f"the other {self.checked - len(self.blind)}"
             text += f"; {who} would have caught a slowdown ≥ {_pct(max(self.seen))}"
+        elif self.seen:
+            text += f"; the wall clock's {timed - len(self.blind)} timed case(s) "
+            text += f"would have caught a slowdown ≥ {_pct(max(self.seen))}"
+        if self.covered:
+            text += f" ({self.covered} of them also counted by the simulator)"
         return text
 
 
@@ -79,15 +95,19 @@ def glance(
     """The first screen of a report on ``decision`` (rows and variants as decided)."""
     blocking = tuple(str(f) for f in decision.findings if f.verdict is not GateVerdict.PASS)
     passing = tuple(f.text for f in decision.findings if f.verdict is GateVerdict.PASS)
-    seen = [v for v in plan.visibility(rows, config) if v.row.verdict in _COMPARED]
+    seen = [v for v in visibility.visibility(rows, config) if v.row.verdict in _COMPARED]
+    timed = [v for v in seen if v.row.instrument != "sim"]
+    counted = [v.detectable for v in seen if v.row.instrument == "sim"]
     return Glance(
         blocked=blocking,
         passed_notes=passing,
         measured=bool(rows or variants),
         checked=len(seen),
-        blind=tuple(v.detectable for v in seen if v.blind),
-        seen=tuple(v.detectable for v in seen if not v.blind and v.detectable is not None),
+        blind=tuple(v.detectable for v in timed if v.blind),
+        seen=tuple(v.detectable for v in timed if not v.blind and v.detectable is not None),
         changes=tuple(_changes(rows, variants)),
+        counted=tuple(d for d in counted if d is not None),
+        covered=sum(1 for v in timed if v.covered_by is not None),
     )
 
 

@@ -125,6 +125,53 @@ def wall_twin(key: CaseKey, config: GateConfig) -> CaseKey | None:
     return CaseKey(config.sim.wall, key.params).canonical()
 
 
+def wall_key(key: CaseKey, config: GateConfig) -> CaseKey | None:
+    """The full key of a sim case's wall-clock twin: its params, then the thread param at
+    1 (the order a suite's params usually have), for drawing the two side by side."""
+    if config.sim.wall is None:
+        return None
+    thread = config.scaling.thread_param if config.scaling else "threads"
+    return CaseKey(config.sim.wall, (*key.params, (thread, "1")))
+
+
+@dataclass(frozen=True)
+class SideBySide:
+    """One case as both instruments saw it, and which of them decided it."""
+
+    wall: CaseComparison | None
+    sim: CaseComparison | None
+
+    @property
+    def decided_by(self) -> str:
+        """The instrument whose verdict the decision follows: a stable regression, else the
+        one that could see the case (the simulator for single-thread work when the wall
+        clock could not exclude a slowdown), else both."""
+        rows = [r for r in (self.wall, self.sim) if r is not None]
+        slower = [r.instrument for r in rows if r.verdict is CaseVerdict.REGRESSED]
+        if slower:
+            return " and ".join(slower)
+        if self.sim is None or self.wall is None:
+            return rows[0].instrument if rows else ""
+        if self.wall.verdict in (CaseVerdict.UNCHANGED, CaseVerdict.IMPROVED):
+            return "both"
+        return "sim (the wall clock could not exclude a slowdown)"
+
+
+def side_by_side(rows: Sequence[CaseComparison], config: GateConfig) -> list[SideBySide]:
+    """Each sim case with its wall-clock twin (when the run compared it), in row order."""
+    walls = {}
+    for row in rows:
+        key = single_thread_key(row.key, config) if row.instrument == "wall" else None
+        if key is not None:
+            walls[key] = row
+    out = []
+    for row in rows:
+        if row.instrument == "sim":
+            twin = wall_twin(row.key, config)
+            out.append(SideBySide(walls.get(twin) if twin is not None else None, row))
+    return out
+
+
 def single_thread_key(key: CaseKey, config: GateConfig) -> CaseKey | None:
     """A wall case's key without its thread param when it runs one thread (canonical), for
     matching with `wall_twin`; None for a case of several threads, which the simulator

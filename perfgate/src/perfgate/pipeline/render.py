@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ from perfgate.model import (
     ParityResult,
     VariantComparison,
 )
-from perfgate.pipeline import plan
+from perfgate.pipeline import instruments, visibility
 from perfgate.pipeline.chart import (
     HEAD_VS_BASE,
     ChartPoint,
@@ -236,7 +236,15 @@ def report_points(report: Report) -> list[ChartPoint]:
     apart), variant vs baseline at head and its change from base. Rows of another instrument
     join here (`perfgate.pipeline.chart.rows_points` with its name); the templates draw
     whatever points they get."""
-    return rows_points(report.rows, HEAD_VS_BASE) + variant_points(report.variants)
+    points = rows_points(report.rows, HEAD_VS_BASE) + variant_points(report.variants)
+    return [_beside_wall(p, report.config) for p in points]
+
+
+def _beside_wall(point: ChartPoint, config: GateConfig) -> ChartPoint:
+    """A sim point keyed as its wall-clock twin, so the chart draws the two on adjacent
+    lines under one label (`instruments.wall_key`)."""
+    key = instruments.wall_key(point.key, config) if point.instrument == "sim" else None
+    return replace(point, key=key) if key is not None else point
 
 
 #: A markdown chart longer than this many cases is collapsed (the first screen stays short).
@@ -278,12 +286,13 @@ def _context(report: Report) -> dict[str, Any]:
         "confidence": f"{100 * report.config.confidence:.0f}%",
         **_chart(report),
         **_visibility(report),
+        "both": instruments.side_by_side(report.rows, report.config),
     }
 
 
 def _visibility(report: Report) -> dict[str, Any]:
     """What the run could see (`perfgate.pipeline.plan`): every blocking case, blind spots."""
-    seen = plan.visibility(report.rows, report.config)
+    seen = visibility.visibility(report.rows, report.config)
     return {"visibility": seen, "blind_spots": [v for v in seen if v.blind]}
 
 
@@ -356,5 +365,5 @@ def verdict_json(report: Report) -> dict[str, Any]:
             }
             for v in report.variants
         ],
-        "visibility": [v.to_json() for v in plan.visibility(report.rows, report.config)],
+        "visibility": [v.to_json() for v in visibility.visibility(report.rows, report.config)],
     }

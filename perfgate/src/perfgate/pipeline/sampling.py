@@ -22,7 +22,7 @@ from perfgate.model import (
     VariantComparison,
     natural_key,
 )
-from perfgate.pipeline import plan
+from perfgate.pipeline import visibility
 from perfgate.pipeline.compare.confirm import confirmation_pending
 from perfgate.pipeline.compare.efficiency import EFFICIENCY_SUFFIX, compare_efficiency, time_cases
 from perfgate.pipeline.compare.runs import compare_runs, compare_variants
@@ -147,8 +147,8 @@ def short_sighted(rows: Iterable[CaseComparison], config: GateConfig) -> list[Ca
     target: more rounds narrow their CI until the run could see a slowdown near the
     threshold. Cases that would need more rounds than allowed are left (and reported)."""
     out = []
-    for row in plan.blind_spots(list(rows), config):
-        need = plan.rounds_to_target(row, min(row.n_base, row.n_head), config)
+    for row in visibility.blind_spots(list(rows), config):
+        need = visibility.rounds_to_target(row, min(row.n_base, row.n_head), config)
         if need is not None and need <= config.max_rounds:
             out.append(row.key)
     return out
