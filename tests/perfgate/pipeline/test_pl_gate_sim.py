@@ -181,3 +181,32 @@ def test_a_check_of_another_version_does_not_count(tmp_path: Path) -> None:
     opts = GateOptions(base=base, head=base, repo=repo, report_dir=repo / "out", floors_ref=ref)
     assert gate.run(opts, hooks(FakeSides(), [], sim=sim, valgrind="3.19.0")) == 0
     assert sim.runs == [[("base", "sim-base-1"), ("head", "sim-head-1")], [("base", "sim-base-2")]]
+
+
+def test_a_bench_of_the_sim_family_alone_runs_no_wall_round(tmp_path: Path) -> None:
+    """--bench naming sim cases only: the wall clock has nothing to measure and is skipped
+    (no asv round), the sim instrument decides."""
+    import dataclasses
+
+    from gate_fakes import BENCHMARKS_JSON, sim_benchmarks_json
+
+    from perfgate.formats.benchmarks_json import parse_benchmarks
+
+    repo = make_repo(tmp_path, SIM_CONFIG)
+    base = _commit_sim(repo, SAME, "counts")
+    sides, sim = FakeSides(), FakeSim()
+    both = {**BENCHMARKS_JSON, **sim_benchmarks_json()}
+
+    def discover(_settings: object, _side: str, folder: Path) -> object:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "benchmarks.json").write_text(json.dumps(both))
+        return parse_benchmarks(both)
+
+    found = dataclasses.replace(hooks(sides, [], sim=sim, valgrind="3.19.0"), discover=discover)
+    opts = GateOptions(
+        base=base, head=base, repo=repo, report_dir=repo / "out", bench=("^sim_suite",)
+    )
+    assert gate.run(opts, found) == 0
+    assert sides.calls == [] and len(sim.runs) == 1
+    (case,) = _sim_cases(repo)
+    assert case["verdict"] == "unchanged"

@@ -31,7 +31,16 @@ from perfgate.model import (
     ParityStatus,
     with_asv_environments,
 )
-from perfgate.pipeline import context, decide, measure, parity, publish, render, sim_phase
+from perfgate.pipeline import (
+    context,
+    decide,
+    instruments,
+    measure,
+    parity,
+    publish,
+    render,
+    sim_phase,
+)
 from perfgate.pipeline.compare.analysis import Analysis, analyse
 from perfgate.pipeline.context import GateOptions, GateSettings
 from perfgate.pipeline.discover import check_selection, discovered_names
@@ -130,7 +139,7 @@ def _gate_run(
     config, machine_name = s.config, s.machine
     plan, fp_start = machine_at_start
     killed_before = len(containment.killed())
-    found = _before_parity(opts, hooks, s, inputs, progress)
+    found, s = _before_parity(opts, hooks, s, inputs, progress)
     changes = progress.notes
     parity_started = time.monotonic()
     command = parity.parity_command(config, opts.quick)
@@ -194,10 +203,11 @@ def _before_parity(
     s: GateSettings,
     inputs: tuple[str | None, ParityResult | None],
     progress: _Progress,
-) -> NoiseFile | None:
+) -> tuple[NoiseFile | None, GateSettings]:
     """The noise file (read before any code of the head runs), asv's machine, and the
     ``--bench`` regexes checked against the discovered suites (before parity and measuring:
-    a selection of nothing would run them for nothing); the run's notes into ``progress``."""
+    a selection of nothing would run them for nothing), the run's notes into ``progress``;
+    the settings without the instrument the selection leaves nothing to measure."""
     base_note, given = inputs
     hooks.log(f"base {s.base[:12]} head {s.head[:12]} machine {s.machine}; run dir {s.run_dir}")
     progress.notes = (
@@ -208,8 +218,10 @@ def _before_parity(
     found = context.read_noise(s.repo, opts.floors_ref, s.machine)
     hooks.register_machine(s.machine)  # asv's discovery and rounds need it
     if opts.bench:
-        check_selection(discovered_names(s, hooks.discover), opts.bench)
-    return found
+        names = discovered_names(s, hooks.discover)
+        check_selection(names, opts.bench)
+        s = instruments.narrowed(s, names.values())
+    return found, s
 
 
 def _parity_expected(earlier: timeline.Timeline | None, command: Sequence[str]) -> float | None:

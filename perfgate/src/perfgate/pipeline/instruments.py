@@ -13,14 +13,17 @@ and a ``--bench`` selection applies to both, each keeping its own family.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
 from perfgate.config import GateConfig
 from perfgate.errors import UserError
 from perfgate.model import CaseComparison, CaseKey
 from perfgate.sim.callgrind import INSTALL_HINT
 from perfgate.verdict import CaseVerdict
+
+S = TypeVar("S", bound=Any)
 
 #: One line for the report: what the simulator cannot see.
 SIM_BLIND = (
@@ -39,6 +42,21 @@ class Instruments:
     wall_bench: tuple[str, ...]
     sim_bench: tuple[str, ...]
     note: str
+
+
+def selects(regexes: Sequence[str], names: Iterable[str]) -> bool:
+    """True when asv's ``--bench`` ``regexes`` select any of ``names`` (asv's names)."""
+    return any(re.search(r, n) for n in names for r in regexes)
+
+
+def narrowed(settings: S, names: Iterable[str]) -> S:
+    """``settings`` (a run's `GateSettings`) without the instrument whose selection matches
+    none of the discovered ``names``: a ``--bench`` of the sim family alone runs no wall
+    round, one of timed benchmarks alone counts nothing."""
+    found = list(names)
+    wall = settings.wall and selects(settings.bench, found)
+    sim = settings.sim_bench if selects(settings.sim_bench, found) else ()
+    return replace(settings, wall=wall, bench=settings.bench if wall else (), sim_bench=sim)
 
 
 def _anywhere(regex: str) -> str:
