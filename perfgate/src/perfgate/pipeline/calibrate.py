@@ -23,9 +23,10 @@ from perfgate.errors import UserError
 from perfgate.formats import noise
 from perfgate.formats.noise import CaseFloor, SimCheck
 from perfgate.model import EnvironmentCheck, Measurement, natural_key
-from perfgate.pipeline import context, rounds
+from perfgate.pipeline import context, instruments, rounds
 from perfgate.pipeline.compare.sim import determinism_checks
 from perfgate.pipeline.context import GateOptions, GateSettings
+from perfgate.pipeline.discover import discovered_names
 from perfgate.pipeline.hooks import Hooks
 from perfgate.pipeline.measure import Measurer
 from perfgate.pipeline.rounds import RoundLog
@@ -88,6 +89,10 @@ def calibrate(opts: GateOptions, count: int, hooks: Hooks) -> tuple[Path, list[C
         opts, revs, config, hooks.fingerprint, hooks.valgrind
     )
     try:
+        if opts.bench:  # only the instruments the selection has benchmarks for
+            hooks.register_machine(settings.machine)
+            names = discovered_names(settings, hooks.discover)
+            settings = instruments.narrowed(settings, names.values())
         return _calibrate_run(count, hooks, plan, fp, settings)
     finally:
         context.discard_exports(settings)

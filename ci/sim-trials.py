@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Trials of the sim instrument on a throwaway copy of this repository (issue 27's figures).
+
+Builds the repository as ``ci/gate-trials.py`` does (a snapshot committed as ``original``)
+and makes honest code changes on branches: the hand-written g1_walk hot slice does extra
+arithmetic after its kernel (``np.sin`` over a scratch array, in place; real work, not a
+sleep), sized per N to cost about the given share of that case's simulated cycles:
+
+    readme  a README-only commit                         expect exit 0, every count identical
+    work1   ~1.3% more cycles at every N                  expect exit 1 naming exactly the
+                                                          hand-written g1_walk cases
+    work2   ~2% more cycles at N=65536 only               expect exit 1 naming only those
+
+Each gate run measures the sim family alone (``--bench '^sim_hot_slice\\.'``) on the full
+gate's grid (every single-thread hot-slice case, both tasks, both profiles, all paths). With
+``--calibrate`` the machine's determinism is calibrated first (``perfgate calibrate``, three
+counts of ``original``) and stored on the throwaway repository's perf-results branch, which
+the gate runs then read (``--floors-ref``): they count base and head once each. The A/A
+bar: two gate runs of ``original`` against itself (``--aa 2``) give every sim case the same
+counts within 0.1%.
+
+    .venv/bin/python ci/sim-trials.py --work /tmp/st --calibrate --aa 2 --readme --work1 --work2
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SIM_BENCH = r"^sim_hot_slice\."
+HANDWRITTEN = Path("termplan/src/termplan/tasks/g1_walk/handwritten.py")
+SLOWED = ("task=g1_walk", "path=handwritten")
+LOGS_LINE = "        out.logs = self._collect_logs() if log else {}\n"
+OUTPUTS_LINE = "        self._outputs = allocate_outputs(self.num_envs, ACTOR_DIM, CRITIC_DIM)\n"
+#: scratch elements per env that cost about 1.3% of the hand-written g1_walk case's cycles
+#: at each N (measured here: np.sin's share differs with N, the kernel's misses grow)
+SCALE_1PCT = {2048: 0.18, 8192: 0.44, 65536: 0.44}
+KINDS = {
+    "readme": (None, "True", 0),
+    "work1": (1.0, "True", 1),
+    "work2": (2.0 / 1.3, "self.num_envs == 65536", 1),
+}
+
+
+def _trials_module() -> object:
+    spec = importlib.util.spec_from_file_location("gate_trials", REPO / "ci" / "gate-trials.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+TRIALS = _trials_module()
+
+
+def work_patch(text: str, share: float, when: str) -> str:
+    """The hand-written path's ``compute`` with extra in-place ``np.sin`` over a scratch
+    array after its kernel, when ``when`` holds; ``share`` x `SCALE_1PCT` elements per env."""
+    if LOGS_LINE not in text or OUTPUTS_LINE not in text:
+        raise SystemExit(f"{HANDWRITTEN}: compute() changed; cannot place the extra work")
+    sizes = {n: share * s for n, s in SCALE_1PCT.items()}
+    per_env = f"{sizes!r}.get(self.num_envs, {share * 0.44!r})"
+    scratch = (
+        "        self._pg_extra = np.linspace(\n"
+        f"            0.0, 1.0, max(1, int({per_env} * self.num_envs))\n"
+        "        )\n"
+    )
+    work = (
+        f"        if {when}:  # trial: extra arithmetic\n"
+        "            np.sin(self._pg_extra, out=self._pg_extra)\n"
+    )
+    return text.replace(OUTPUTS_LINE, OUTPUTS_LINE + scratch).replace(LOGS_LINE, work + LOGS_LINE)
+
+
+def make_branch(repo: Path, kind: str) -> str:
+    """Commit ``kind``'s change on a branch of that name from ``original``; its SHA."""
+    share, when, _ = KINDS[kind]
+    TRIALS.git(repo, "checkout", "-q", "-B", kind, "original")
+    if share is None:
+        (repo / "README.md").write_text((repo / "README.md").read_text() + "\n")
+    else:
+        path = repo / HANDWRITTEN
+        path.write_text(work_patch(path.read_text(), share, when))
+        for fix in (["format", "--quiet"], ["check", "--fix", "--quiet"]):
+            subprocess.run([sys.executable, "-m", "ruff", *fix, str(path)], cwd=repo, check=True)
+    TRIALS.git(repo, "commit", "-qam", f"trial {kind}")
+    sha = TRIALS.git(repo, "rev-parse", "HEAD")
+    TRIALS.git(repo, "checkout", "-q", "original")
+    return sha
+
+
+def perfgate(repo: Path, python: str, *args: str) -> tuple[int, float, str]:
+    """Run ``perfgate ARGS`` in ``repo``: exit code, seconds, stderr."""
+    started = time.monotonic()
+    done = subprocess.run(
+        [python, "-m", "perfgate.cli", *args], cwd=repo, capture_output=True, text=True
+    )
+    return done.returncode, time.monotonic() - started, done.stderr
+
+
+def calibrate(repo: Path, python: str) -> float:
+    """Three counts of ``original`` stored on perf-results; the seconds it took."""
+    code, seconds, err = perfgate(
+        repo, python, "calibrate", "--rev", "original", "--bench", SIM_BENCH
+    )
+    if code != 0:
+        raise SystemExit(f"perfgate calibrate failed ({code}):\n{err[-3000:]}")
+    (noise,) = sorted((repo / ".perfgate" / "noise").rglob("*.json"))[-1:]
+    code, _, err = perfgate(
+        repo, python, "history", "append-noise", "--file", str(noise), "--remote", str(repo)
+    )
+    if code != 0:
+        raise SystemExit(f"perfgate history append-noise failed ({code}):\n{err[-3000:]}")
+    return seconds
+
+
+def gate(repo: Path, python: str, head: str, out: Path, floors: bool) -> dict[str, object]:
+    """One sim-only gate run of ``head`` against ``original``: its figures."""
+    args = ["gate", "--base", "original", "--head", head, "--bench", SIM_BENCH]
+    args += ["--report-dir", str(out)] + (["--floors-ref", "perf-results"] if floors else [])
+    code, seconds, err = perfgate(repo, python, *args)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "stderr.txt").write_text(err)
+    cases = json.loads((out / "verdict.json").read_text()).get("cases", [])
+    sim = [c for c in cases if c["benchmark"].startswith("sim_hot_slice.")]
+    return {
+        "exit": code,
+        "seconds": round(seconds, 1),
+        "cases": len(sim),
+        "regressed": sorted(_label(c) for c in sim if c["verdict"] == "regressed"),
+        "ratios": {_label(c): c["ratio"] for c in sim},
+        "base": {_label(c): c["base_median"] for c in sim},
+    }
+
+
+def _label(case: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in case["params"].items())
+
+
+def check(kind: str, result: dict) -> list[str]:
+    """What is wrong with a trial's outcome (empty: as expected)."""
+    want = KINDS[kind][2] if kind in KINDS else 0
+    problems = [f"exit {result['exit']}, expected {want}"] if result["exit"] != want else []
+    named = result["regressed"]
+    if kind in ("work1", "work2") and not named:
+        problems.append("no case named")
+    for label in named:
+        if not all(p in label for p in SLOWED):
+            problems.append(f"named a case it did not slow: {label}")
+        if kind == "work2" and "num_envs=65536" not in label:
+            problems.append(f"named a case outside N=65536: {label}")
+    expected = sum(1 for label in result["ratios"] if all(p in label for p in SLOWED))
+    if kind == "work2":
+        expected = sum(
+            1 for lb in result["ratios"] if all(p in lb for p in SLOWED) and "65536" in lb
+        )
+    if kind in ("work1", "work2") and len(named) != expected:
+        problems.append(f"named {len(named)} of the {expected} slowed cases")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--work", type=Path, required=True)
+    p.add_argument("--python", default=sys.executable)
+    p.add_argument("--calibrate", action="store_true")
+    p.add_argument("--aa", type=int, default=0)
+    for kind in KINDS:
+        p.add_argument(f"--{kind}", action="store_true")
+    args = p.parse_args(argv)
+    repo = args.work / "repo"
+    if not repo.exists():
+        repo.mkdir(parents=True)
+        TRIALS.snapshot(REPO, repo, None)
+    summary: dict[str, object] = {}
+    if args.calibrate:
+        summary["calibrate_seconds"] = round(calibrate(repo, args.python), 1)
+        print(f"calibrate: {summary['calibrate_seconds']} s", flush=True)
+    runs = [("aa", "original")] * args.aa
+    runs += [(k, make_branch(repo, k)) for k in KINDS if getattr(args, k)]
+    failed = 0
+    for i, (kind, head) in enumerate(runs):
+        result = gate(repo, args.python, head, args.work / f"{i:02d}-{kind}", args.calibrate)
+        problems = check(kind, result)
+        failed += bool(problems)
+        summary[f"{i:02d}-{kind}"] = {**result, "problems": problems}
+        wrong = "; " + "; ".join(problems) if problems else ""
+        print(
+            f"{kind}: exit {result['exit']} in {result['seconds']} s, {result['cases']} sim "
+            f"cases, named {len(result['regressed'])}{wrong}",
+            flush=True,
+        )
+    aa = [v for k, v in summary.items() if k.endswith("-aa") and isinstance(v, dict)]
+    if len(aa) >= 2:
+        first, second = aa[0]["base"], aa[1]["base"]
+        spread = max(abs(second[c] / first[c] - 1.0) for c in first)
+        summary["aa_largest_difference"] = spread
+        print(f"A/A: the largest difference of a case's count between two runs: {spread:.5%}")
+    (args.work / "summary.json").write_text(json.dumps(summary, indent=1))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
