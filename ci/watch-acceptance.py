@@ -16,6 +16,11 @@ against GitHub's OpenAPI description), with ``--bisect`` measuring on this machi
     none      the same history without the slowdown: no issue
     recovery  results of 1, 4, 8: one issue, bisected to 7; then 12 stored: the issue closed
 
+``--sim`` watches the sim instrument's history instead (``SIM_CASE``, N=2048): commit 7 adds
+about 1.3% of real work to the same path (ci/sim-trials.py's patch, extra arithmetic), each
+stored commit is counted once (counts are deterministic: no passes to interleave), and the
+confirmation and bisection probes are sim probes (A counted twice, B once).
+
 ``--dry`` checks the plumbing without a paired A/B: the slowdown variant's real measurements
 and ``watch --bisect --dry-run``, which must suspect 4..8 and name the probes it would run.
 Prints every probe (ratio, CI, minutes) and each step's minutes; writes summary.json. The stored
@@ -47,6 +52,7 @@ SOURCE = Path(__file__).resolve().parents[1]
 #: 0.9-4.0% apart (4 tries), at N=2048 (a 0.28 ms call, whose per-process medians scatter by
 #: ~10% on this VM) 4.5-16%, which hides an 8% step or invents one
 CASE = "hot_slice.HotSlice.time_compute('g1_walk', 'sac_default', 'handwritten', 65536, 1)"
+SIM_CASE = "sim_hot_slice.SimHotSlice.track_cycles('g1_walk', 'sac_default', 'handwritten', 2048)"
 MACHINE = "watch-acceptance"
 FACTOR = 1.08
 VARIANTS = ("slowdown", "none", "recovery")
@@ -64,6 +70,7 @@ def _load(path: Path, name: str) -> ModuleType:
 
 
 TRIALS = _load(SOURCE / "ci" / "gate-trials.py", "gate_trials")
+SIM_TRIALS = _load(SOURCE / "ci" / "sim-trials.py", "sim_trials")
 sys.path.insert(0, str(SOURCE / "tests" / "perfgate" / "github"))
 from gh_env import TOKEN, actions_env  # noqa: E402
 from gh_fake_api import FakeGitHub, FakeServer  # noqa: E402
@@ -73,8 +80,9 @@ from perfgate import asv_runner, git  # noqa: E402
 from perfgate.formats import asv_conf  # noqa: E402
 
 
-def build_history(root: Path, variant: str) -> tuple[Path, list[str]]:
-    """The repository of ``variant``: 12 commits on main and a bare ``origin``."""
+def build_history(root: Path, variant: str, sim: bool = False) -> tuple[Path, list[str]]:
+    """The repository of ``variant``: 12 commits on main and a bare ``origin`` (``sim``: the
+    slowdown is ~1.3% more arithmetic rather than a wait)."""
     repo = root / "repo"
     repo.mkdir(parents=True)
     TRIALS.snapshot(SOURCE, repo, None)
@@ -84,7 +92,9 @@ def build_history(root: Path, variant: str) -> tuple[Path, list[str]]:
     commits = [TRIALS.git(repo, "rev-parse", "HEAD")]
     for k in range(2, 13):
         (repo / "watch-step.txt").write_text(f"{k}\n")
-        if k == 7 and variant != "none":
+        if k == 7 and variant != "none" and sim:
+            slow_file.write_text(SIM_TRIALS.work_patch(original, 1.0, "True"))
+        elif k == 7 and variant != "none":
             slow_file.write_text(TRIALS.slow_patch(original, FACTOR))
         if k == 11 and variant == "recovery":
             slow_file.write_text(original)
@@ -96,7 +106,9 @@ def build_history(root: Path, variant: str) -> tuple[Path, list[str]]:
     return repo, commits
 
 
-def store(repo: Path, commits: list[str], numbers: tuple[int, ...], root: Path) -> float:
+def store(
+    repo: Path, commits: list[str], numbers: tuple[int, ...], root: Path, sim: bool = False
+) -> float:
     """Measure ``CASE`` at commits ``numbers`` (1-based) and append them; the minutes.
 
     As the history job's ``asv run --interleave-rounds`` does on the runners, the commits are
@@ -109,12 +121,15 @@ def store(repo: Path, commits: list[str], numbers: tuple[int, ...], root: Path) 
     config = asv_conf.write_round_config(conf, results, asv_conf.benchmark_dir(conf, repo), repo)
     asv_runner.ensure_asv_machine(MACHINE, os.environ)
     sources = {k: git.export_commit(repo, commits[k - 1], root / "exports") for k in numbers}
-    for p in range(PASSES):
+    case = SIM_CASE if sim else CASE
+    bench = ("^" + re.escape(case) + "$",)
+    env = {"PERFGATE_BENCH": json.dumps(bench)} if sim else {}
+    for p in range(1 if sim else PASSES):
         for k in numbers if p % 2 == 0 else numbers[::-1]:
             inv = asv_runner.AsvInvocation(
-                config, commits[k - 1], sources[k], MACHINE,
-                bench=("^" + re.escape(CASE) + "$",), attributes={"rounds": "1"},
-                append_samples=p > 0,
+                config, commits[k - 1], sources[k], MACHINE, bench=bench,
+                attributes={"rounds": "1"}, append_samples=p > 0, env=env,
+                import_roots=(sources[k] / "termplan" / "src",),  # [tool.perfgate] python_path
             )  # fmt: skip
             outcome = asv_runner.run_asv(inv, os.environ)
             if outcome.returncode not in (0, 2):
@@ -234,15 +249,15 @@ def check_recovery(runs: list[dict], fake: FakeGitHub, commits: list[str]) -> li
 def run_variant(variant: str, args: argparse.Namespace, spec: OpenApi) -> dict[str, Any]:
     """Build, store, watch and check one variant; its figures and failed expectations."""
     root = args.work / f"{time.strftime('%Y%m%dT%H%M%S')}-{variant}"
-    repo, commits = build_history(root, variant)
+    repo, commits = build_history(root, variant, args.sim)
     fake = FakeGitHub(spec, TOKEN)
     runs, stored = [], []
     with FakeServer(fake) as server:
         first = (1, 4, 8) if variant == "recovery" else (1, 4, 8, 12)
-        stored.append(store(repo, commits, first, root))
+        stored.append(store(repo, commits, first, root, args.sim))
         runs.append(watch(repo, root, server, args))
         if variant == "recovery":
-            stored.append(store(repo, commits, (12,), root))
+            stored.append(store(repo, commits, (12,), root, args.sim))
         if not args.dry:
             runs.append(watch(repo, root, server, args))
     print(f"{variant}: stored {', '.join(f'{m:.1f}' for m in stored)} min")
@@ -267,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated")
     p.add_argument("--dry", action="store_true", help="slowdown variant, watch --dry-run only")
     p.add_argument("--budget-minutes", type=float, default=90.0, help="A/B minutes per run")
+    p.add_argument("--sim", action="store_true", help="the sim instrument's history (SIM_CASE)")
     args = p.parse_args(argv)
     variants = ["slowdown"] if args.dry else args.variants.split(",")
     unknown = sorted(set(variants) - set(VARIANTS))
