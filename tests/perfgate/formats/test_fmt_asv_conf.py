@@ -55,3 +55,13 @@ def test_none_several_or_named(tmp_path: Path) -> None:
     )
     with pytest.raises(UserError, match="not found"):
         find_asv_conf(tmp_path, "elsewhere/asv.conf.json")
+
+
+def test_read_as_asv_reads_it(tmp_path: Path) -> None:
+    """JSON5, as asv 0.6: comments and trailing commas (datashader's file has both)."""
+    path = tmp_path / "asv.conf.json"
+    path.write_text('{\n  // the project\n  "version": 1,\n  "matrix": {"pyct": [],},\n}\n')
+    assert read_asv_conf(path) == {"version": 1, "matrix": {"pyct": []}}
+    path.write_text("[1]")
+    with pytest.raises(UserError, match="expected a JSON object"):
+        read_asv_conf(path)

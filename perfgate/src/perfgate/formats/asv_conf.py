@@ -1,5 +1,5 @@
 """``asv.conf.json``: where a project keeps it (`find_asv_conf`, the one place every command
-looks), the only reader (asv allows ``//`` comment lines) and the configs perfgate derives
+looks), the only reader (as asv reads it: JSON5) and the configs perfgate derives
 from it (a private one per measured round, one for ``asv publish``).
 
 asv resolves the paths of its configuration (``benchmark_dir``, ``results_dir``, ``repo``)
@@ -16,21 +16,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import json5
+
 from perfgate.errors import UserError
 
 
 def read_asv_conf(path: Path) -> dict[str, Any]:
-    """The JSON object in ``path``, ``//`` comment lines removed; problems name the file."""
+    """The JSON object in ``path``, read as asv 0.6 reads it (JSON5: comments, trailing
+    commas); problems name the file."""
     if not path.is_file():
         raise UserError(f"{path}: asv configuration not found")
     try:
         text = path.read_text()
     except OSError as exc:
         raise UserError(f"{path}: cannot read the asv configuration ({exc})") from None
-    lines = [ln for ln in text.splitlines() if not ln.lstrip().startswith("//")]
     try:
-        data = json.loads("\n".join(lines))
-    except json.JSONDecodeError as exc:
+        data = json5.loads(text)
+    except ValueError as exc:
         raise UserError(f"{path}: invalid JSON ({exc})") from None
     if not isinstance(data, dict):
         raise UserError(f"{path}: expected a JSON object")
