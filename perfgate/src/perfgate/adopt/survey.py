@@ -70,13 +70,15 @@ def _generated_version_file(pyproject: Mapping[str, Any]) -> str | None:
 
 
 def build_need(files: Sequence[str], pyproject: Mapping[str, Any]) -> Guess:
-    """"pip" when the project cannot be imported from its sources (compiled sources, a
+    """ "pip" when the project cannot be imported from its sources (compiled sources, a
     compiling backend, a version module the build generates), else "none"."""
     compiled = [
         f for f in files if f.endswith(COMPILED_SUFFIXES) and not f.startswith(NOT_THE_CODE)
     ]
     if compiled:
-        shown = ", ".join(compiled[:3]) + (f" and {len(compiled) - 3} more" if len(compiled) > 3 else "")
+        shown = ", ".join(compiled[:3]) + (
+            f" and {len(compiled) - 3} more" if len(compiled) > 3 else ""
+        )
         return Guess("pip", f"compiled sources: {shown}")
     backend = str(pyproject.get("build-system", {}).get("build-backend", ""))
     if backend.split(".")[0] in COMPILING_BACKENDS:
@@ -104,13 +106,33 @@ def _pytest_configured(
     return f"test files such as {tests[0]}" if tests else None
 
 
+def _tests_package(files: Sequence[str]) -> str | None:
+    """The top-level package the tests live in (``pkg/**/test_*.py`` with ``pkg/__init__.py``
+    tracked), None when they live outside the code."""
+    tops = {
+        f.split("/", 1)[0] for f in files if "/" in f and re.search(r"(^|/)test_[^/]*\.py$", f)
+    }
+    inside = sorted(t for t in tops if f"{t}/__init__.py" in files)
+    return inside[0] if len(inside) == 1 and len(tops) == 1 else None
+
+
 def parity_guess(
-    files: Sequence[str], pyproject: Mapping[str, Any], text: Callable[[str], str]
+    files: Sequence[str],
+    pyproject: Mapping[str, Any],
+    text: Callable[[str], str],
+    build: str = "none",
 ) -> Guess:
     """The project's test command: pytest where it is configured or has tests, else a
-    Makefile's ``test`` target, else the placeholder (which ``perfgate doctor`` reports)."""
+    Makefile's ``test`` target, else the placeholder (which ``perfgate doctor`` reports).
+
+    With a build (``build = "pip"``) the tests must import the build, not the sources next
+    to them: tests inside the package are collected from it (``--pyargs``)."""
     where = _pytest_configured(files, pyproject, text)
     if where is not None:
+        package = _tests_package(files) if build == "pip" else None
+        if package is not None:
+            why = f"pytest ({where}), the tests of the built {package} (--pyargs)"
+            return Guess((*PYTEST, "--pyargs", package), why)
         return Guess(PYTEST, f"pytest ({where})")
     if "Makefile" in files and re.search(r"^test\s*:", text("Makefile"), re.MULTILINE):
         return Guess(("make", "test"), "the Makefile's test target")
