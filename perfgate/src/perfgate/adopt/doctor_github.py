@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
+from urllib.parse import quote
 
 from perfgate import git
 from perfgate.adopt.report_lines import Finding, note, ok, problem
@@ -37,17 +38,22 @@ class RepositorySettings(Protocol):
 class Github3Settings(Github3Session):
     """`RepositorySettings` through the GitHub REST API (github3.py's session)."""
 
+    def _get(self, what: str, path: str, params: dict[str, int] | None = None) -> Any:
+        """GET ``path`` of the repository: the response (200 or 404), else an error."""
+        url = f"{self._gh.session.base_url}/repos/{self._owner}/{self._name}/{path}"
+        with self._translate(what):
+            response = self._gh.session.get(url, params=params)
+        if response.status_code not in (200, 404):
+            raise GitHubApiError(f"GitHub {what}: {response.status_code}", response.status_code)
+        return response
+
     def variables(self) -> set[str]:
         names: set[str] = set()
-        url = f"{self._gh.session.base_url}/repos/{self._owner}/{self._name}/actions/variables"
         for page in range(1, 100):
-            with self._translate("list the repository's variables"):
-                response = self._gh.session.get(url, params={"per_page": 30, "page": page})
+            params = {"per_page": 30, "page": page}
+            response = self._get("list the repository's variables", "actions/variables", params)
             if response.status_code != 200:
-                raise GitHubApiError(
-                    f"GitHub list the repository's variables: {response.status_code}",
-                    response.status_code,
-                )
+                raise GitHubApiError("GitHub list the repository's variables: 404", 404)
             found = response.json().get("variables", [])
             names.update(str(v["name"]) for v in found)
             if len(found) < 30:
@@ -55,9 +61,8 @@ class Github3Settings(Github3Session):
         return names
 
     def has_label(self, name: str) -> bool:
-        repo = self._repository()
-        with self._translate(f"get label {name}"):
-            return repo.label(name) is not None
+        response = self._get(f"get label {name}", f"labels/{quote(name, safe='')}")
+        return bool(response.status_code == 200)
 
 
 def _workflows(root: Path) -> dict[str, str]:

@@ -163,12 +163,12 @@ def suite_checks(config: GateConfig, root: Path, finder: SuiteFinder) -> list[Fi
                           ("quick_bench", config.quick_bench or ())):  # fmt: skip
         for pattern in _unmatched(patterns, names):
             findings.append(problem(
-                f"{key} pattern {pattern!r} matches no benchmark"
+                f"{key} pattern '{pattern}' matches no benchmark"
                 + (" (the gate would never block on it)" if key == "blocking" else
                    " (a run of it measures nothing: exit 3)"),
                 f"use regexes over asv's benchmark names, e.g. one of the families {families}",
             ))  # fmt: skip
     for rule in config.thresholds:
         if _unmatched((rule.pattern,), names):
-            findings.append(note(f"threshold pattern {rule.pattern!r} matches no benchmark"))
+            findings.append(note(f"threshold pattern '{rule.pattern}' matches no benchmark"))
     return findings

@@ -86,6 +86,7 @@ def asv_discover_suite(root: Path, config: GateConfig) -> Suite:
         revs = context.resolve_revisions(opts)
         _pin, _fp, s = context.settings_on_this_machine(opts, revs, config, hooks.fingerprint)
         try:
+            hooks.register_machine(s.machine)  # asv's discovery needs the machine known
             return hooks.discover(s, "head", s.run_dir / "discover")
         finally:
             context.discard_exports(s)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,8 @@ from perfgate.adopt.init import InitOptions, InitResult, init
 from perfgate.adopt.workflows import DEFAULT_LABELS, WorkflowOptions
 from perfgate.errors import UserError
 from perfgate.verdict import EXIT_OK
+
+_SHA = re.compile(r"[0-9a-f]{40}")
 
 
 def add_parser(subparsers: Any) -> None:
@@ -72,6 +75,11 @@ def run_from_args(args: argparse.Namespace) -> int:
     workflow = WorkflowOptions(args.workflow_ref, args.perfgate, _labels(args.runner_labels))
     options = InitOptions(args.repo, args.asv_config, args.force, not args.no_workflows, workflow)
     _print(init(options))
+    if not args.no_workflows and not _SHA.fullmatch(workflow.ref):
+        print(
+            f"note: the workflows call gate.yml at {workflow.ref!r}, which can move: pin a "
+            "commit of it (--workflow-ref SHA; zizmor reports unpinned-uses until then)"
+        )
     return EXIT_OK
 
 
