@@ -169,7 +169,7 @@ def test_zizmor_reports_nothing() -> None:
     assert "No findings to report" in output, output
 
 
-#: zizmor --persona=auditor findings triaged in README.md "Security": (audit, workflow, job).
+#: zizmor --persona=auditor findings triaged in docs/security.md: (audit, workflow, job).
 TRIAGED = {
     ("self-hosted-runner", "perf-history.yml", "bench"),
     ("self-hosted-runner", "perf-history.yml", "confirm"),
@@ -179,8 +179,8 @@ TRIAGED = {
 
 @pytest.mark.subprocess
 def test_zizmor_auditor_findings_are_the_triaged_ones() -> None:
-    """The auditor persona's findings are exactly those the README's Security section
-    justifies: a new one fails here until it is fixed or triaged."""
+    """The auditor persona's findings are exactly those docs/security.md justifies: a new
+    one fails here until it is fixed or triaged."""
     binary = _tool("zizmor")
     assert binary is not None, "zizmor is not installed (pip install zizmor)"
     argv = [binary, "--offline", "--persona=auditor", "--no-progress", "--format", "json"]
