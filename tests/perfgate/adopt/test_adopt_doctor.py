@@ -101,7 +101,7 @@ def test_the_sim_instrument_needs_valgrind(
     repo = _sound(tmp_path)
     pyproject = repo / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace(
-        "[tool.perfgate]\n", '[tool.perfgate]\ninstruments = ["sim"]\n'
+        "instruments = ['wall']", "instruments = ['wall', 'sim']"
     ))  # fmt: skip
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no valgrind, no git either
     from perfgate.adopt.doctor_project import instrument_checks

@@ -31,6 +31,7 @@ def test_init_writes_the_policy_and_the_workflows(tmp_path: Path) -> None:
     assert config.blocking == (r"^bench_core\.",)  # memory has no timing benchmark
     assert config.threshold_for("bench_core.Core.time_add") == 0.1  # asv's threshold
     assert config.parity_command == ("{python}", "-m", "pytest", "-x", "-q")
+    assert config.instruments == ("wall",)  # no sim family: the wall clock alone
     assert "name = 'p'" in (repo / "pyproject.toml").read_text()
 
 

@@ -20,6 +20,7 @@ PROPOSAL = Proposal(
     blocking=(r"^bench_core\.",),
     thresholds=((r"^bench_core\.", 0.1),),
     thresholds_reason="from asv.conf.json's regressions_thresholds",
+    instruments=Guess(("wall",), "no benchmark in the sim family: the wall clock"),
 )
 
 
@@ -38,6 +39,7 @@ def test_rendered_policy_loads_as_proposed() -> None:
         assert config.blocking == (r"^bench_core\.",)
         assert config.threshold_for("bench_core.K.time_x") == 0.1
         assert not config.can_block("memory.M.peakmem_x")
+        assert config.instruments == ("wall",)
 
 
 PYPROJECT = """[project]

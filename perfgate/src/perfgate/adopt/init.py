@@ -9,6 +9,7 @@ that does not import under the proposed policy fails here, not in the first gate
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 import tomllib
@@ -119,6 +120,8 @@ def propose(root: Path, options: InitOptions, finder: SuiteFinder) -> Proposal:
     if not families:
         raise UserError(f"asv discovered no benchmarks in {project.benchmark_dir}")
     timed = tuple(f.pattern for f in families if f.timed)
+    sim_family = GateConfig().sim.bench
+    in_sim = [n for n in suite if any(re.search(p, n) for p in sim_family)]
     thresholds = survey.asv_thresholds(project.conf)
     return Proposal(
         asv_config=asv_config,
@@ -128,6 +131,11 @@ def propose(root: Path, options: InitOptions, finder: SuiteFinder) -> Proposal:
         blocking=timed or tuple(f.pattern for f in families),
         thresholds=thresholds,
         thresholds_reason="from asv.conf.json's regressions_thresholds" if thresholds else "",
+        instruments=(
+            survey.Guess(None, f"{len(in_sim)} benchmarks in the sim family")
+            if in_sim
+            else survey.Guess(("wall",), "no benchmark in the sim family: the wall clock")
+        ),
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
@@ -34,6 +34,8 @@ class Proposal:
     blocking: tuple[str, ...]
     thresholds: tuple[tuple[str, float], ...] = ()
     thresholds_reason: str = ""
+    #: ("wall",) when no benchmark is in the sim instrument's family; None: the default
+    instruments: Guess = field(default_factory=lambda: Guess(None, "the default"))
 
     @property
     def benchmark_count(self) -> int:
