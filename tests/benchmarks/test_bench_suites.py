@@ -404,7 +404,7 @@ def test_project_config_regexes_name_real_benchmarks() -> None:
     benchmark of the suites (a typo would silently compare a throughput the wrong way)."""
     import re
 
-    from perfgate.config import load_config
+    from perfgate.config_files import load_config
 
     config = load_config(REPO / "pyproject.toml")
     names = [f"{cls_name}.{m}" for cls_name, cls in suite_classes() for m in dir(cls)]
@@ -448,7 +448,7 @@ def test_project_selection_regexes_select_cases_as_asv_matches_them() -> None:
     all, since asv matches a parameterized benchmark only with its parameters appended."""
     import re
 
-    from perfgate.config import load_config
+    from perfgate.config_files import load_config
 
     config = load_config(REPO / "pyproject.toml")
     names = _asv_selection_names()

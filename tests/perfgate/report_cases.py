@@ -8,7 +8,8 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from perfgate.config import BaselinePair, SimConfig, load_config
+from perfgate.config import BaselinePair, SimConfig
+from perfgate.config_files import load_config
 from perfgate.model import (
     CaseComparison,
     CaseKey,

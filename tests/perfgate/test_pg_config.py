@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from perfgate.config import GateConfig, load_config, parse_config
+from perfgate.config import GateConfig, parse_config
+from perfgate.config_files import load_config
 from perfgate.errors import ConfigError
 
 REFERENCE = Path(__file__).parent / "data" / "pyproject-perfgate.toml"
@@ -75,6 +76,9 @@ def test_defaults_are_conservative() -> None:
         ({"python_path": []}, "python_path: expected at least one folder"),
         ({"python_path": ["../other"]}, r"python_path\[0\]: expected a folder inside"),
         ({"parity_python_path": ["/abs"]}, r"parity_python_path\[0\]: expected a folder"),
+        ({"asv_config": "../asv.conf.json"}, "asv_config: expected a file inside"),
+        ({"asv_config": 3}, "asv_config: expected str"),
+        ({"build": "conda"}, "tool.perfgate.build: expected one of"),
     ],
 )
 def test_bad_config_names_the_key(section: dict[str, object], message: str) -> None:

@@ -1,22 +1,25 @@
-"""perf-gate.yml's parity job, bench shards and merge job, played step by step on a throwaway
-repository: a same-repository pull request is measured and judged by the *base* commit's
-tooling, whatever the head rewrites, and the gate takes the parity job's result for the head
-instead of running parity.
+"""perf-gate.yml, through the reusable gate.yml it calls (its parity job, bench shards and
+merge job), played step by step on a throwaway repository: a same-repository pull request is
+measured and judged by the *base* commit's tooling, whatever the head rewrites, and the gate
+takes the parity job's result for the head instead of running parity.
 
 The head commit slows a kernel by 20% and, to pass itself, rewrites its policy
-([tool.perfgate] thresholds of 900%), ci/gate.sh (prints a marker and exits 0) and
-perfgate/src/perfgate (a `decide` that always passes). The job's steps run as written in the YAML:
-``actions/checkout`` becomes ``git checkout`` of the ref the step names, every ``run`` step
-runs in bash with the step's environment (GitHub expressions replaced by the event's
-values), except the host-tuning check and the installations; an artifact one job uploads is
-what another downloads. The parity job's ``make venv`` and ``make test-all`` are not run:
-their outcome is given (an exit code and pytest's JUnit report), and its ``python`` is the
-base checkout's perfgate, as the job's ``pip install`` of the base makes it. Each shard of the
-bench job's matrix runs in a workspace of its own (its own runner). ``PYTHON`` (and
-``python`` on the merge job's path) is the interpreter of the checkout as ``make venv`` would
-build it: perfgate imported from the checkout's ``perfgate/src`` and, because no asv may run
-here, the gate's side runner and suite discovery replaced by the fakes of the gate tests
-(which "measure" the ``speed.json`` of each side's exported commit).
+([tool.perfgate] thresholds of 900%), its Makefile (a ``venv`` target that prints a marker:
+the bench job's ``setup`` must build the gate from the base's) and
+perfgate/src/perfgate (a `decide` that always passes). The called workflow's jobs get the
+caller's ``with:`` as ``inputs`` (gate.yml's defaults for the rest), and their steps run as
+written in the YAML: ``actions/checkout`` becomes ``git checkout`` of the ref the step
+names, every ``run`` step runs in bash (in its ``working-directory``) with the step's
+environment (GitHub expressions replaced by the event's and the inputs' values), except the
+runner check and the installations; an artifact one job uploads is what another downloads.
+The parity job's cache steps are not run and its test command's outcome is given (an exit
+code and pytest's JUnit report); its ``python`` is the base checkout's perfgate, as the
+job's ``pip install`` of the base makes it. Each shard of the bench job's matrix runs in a
+workspace of its own (its own runner). ``PYTHON`` (and ``python`` on the merge job's path)
+is the interpreter of the checkout as ``make venv`` would build it: perfgate imported from
+the checkout's ``perfgate/src`` and, because no asv may run here, the gate's side runner and
+suite discovery replaced by the fakes of the gate tests (which "measure" the ``speed.json``
+of each side's exported commit).
 """
 
 from __future__ import annotations
@@ -82,9 +85,7 @@ def _project(tmp_path: Path) -> tuple[Path, str, str]:
     from gate_fakes import CONFIG, commit_speed, make_repo
 
     work = make_repo(tmp_path / "dev", CONFIG)
-    for script in ("gate.sh", "fetch-pr-head.sh"):
-        (work / "ci").mkdir(exist_ok=True)
-        shutil.copy2(REPO / "ci" / script, work / "ci" / script)
+    (work / "Makefile").write_text("venv:\n\t@echo BASE-SETUP\n")
     shutil.copytree(
         REPO / "perfgate" / "src" / "perfgate",
         work / "perfgate" / "src" / "perfgate",
@@ -93,10 +94,10 @@ def _project(tmp_path: Path) -> tuple[Path, str, str]:
     base = commit_speed(work, {}, "base: the gate")
     pyproject = work / "pyproject.toml"
     pyproject.write_text(CONFIG.replace("default_threshold = 0.05", "default_threshold = 9.0"))
-    (work / "ci" / "gate.sh").write_text("#!/bin/sh\necho PLANTED-GATE; exit 0\n")
+    (work / "Makefile").write_text("venv:\n\t@echo PLANTED-SETUP\n")
     decide = work / "perfgate" / "src" / "perfgate" / "pipeline" / "decide.py"
     decide.write_text(decide.read_text() + ALWAYS_PASS)
-    head = commit_speed(work, {"b": {"factor": 1.2}}, "slow b; loosen policy, script and code")
+    head = commit_speed(work, {"b": {"factor": 1.2}}, "slow b; loosen policy, setup and code")
     origin = tmp_path / "server" / "o" / "r.git"
     origin.mkdir(parents=True)
     _git(origin, "init", "-q", "--bare")
@@ -112,14 +113,31 @@ def _expand(text: str, values: dict[str, str]) -> str:
     return re.sub(r"\$\{\{\s*([\w.-]+)\s*\}\}", one, text)
 
 
-def _workflow() -> dict:
-    return yaml.safe_load((REPO / ".github" / "workflows" / "perf-gate.yml").read_text())
+def _workflow(name: str = "perf-gate.yml") -> dict:
+    return yaml.safe_load((REPO / ".github" / "workflows" / name).read_text())
+
+
+def _jobs() -> dict:
+    """The jobs perf-gate.yml runs: those of the workflow its one job calls."""
+    (caller,) = _workflow()["jobs"].values()
+    assert caller["uses"].split(" ")[0] == "./.github/workflows/gate.yml"
+    return _workflow("gate.yml")["jobs"]
+
+
+def _inputs(event: dict[str, str]) -> dict[str, str]:
+    """``inputs.NAME`` as gate.yml sees them: the caller's ``with:`` (GitHub expressions
+    replaced by the event's values), else the input's default."""
+    (caller,) = _workflow()["jobs"].values()
+    declared = _workflow("gate.yml")[True]["workflow_call"]["inputs"]
+    given = {k: _expand(str(v), event) for k, v in caller["with"].items()}
+    assert set(given) <= set(declared), "the caller passes only inputs gate.yml declares"
+    return {f"inputs.{k}": given.get(k, str(d.get("default", ""))) for k, d in declared.items()}
 
 
 def _values(tmp_path: Path, origin: Path, base: str, head: str, job: str) -> dict[str, str]:
     temp = tmp_path / job / "temp"
     temp.mkdir(parents=True, exist_ok=True)
-    return {
+    event = {
         "github.event.pull_request.base.sha": base,
         "github.event.pull_request.head.sha": head,
         "github.event.pull_request.number": PR,
@@ -127,6 +145,7 @@ def _values(tmp_path: Path, origin: Path, base: str, head: str, job: str) -> dic
         "github.repository": "o/r",
         "runner.temp": str(temp),
     }
+    return event | _inputs(event)
 
 
 def _artifact_step(step: dict, values: dict[str, str], workspace: Path, artifacts: Path) -> None:
@@ -170,8 +189,8 @@ def _play_parity(
     tests: tuple[int, str],
     artifacts: Path,
 ) -> None:
-    """Run perf-gate.yml's parity job, its test run's outcome being ``tests`` (exit code,
-    JUnit XML); its upload lands in ``artifacts``."""
+    """Run gate.yml's parity job as perf-gate.yml calls it, its test command's outcome being
+    ``tests`` (exit code, JUnit XML); its upload lands in ``artifacts``."""
     base, head = commits
     values = _values(tmp_path, origin, base, head, "parity")
     workspace = tmp_path / "parity" / "work"
@@ -179,33 +198,34 @@ def _play_parity(
     tool.mkdir()
     (tool / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
     (tool / "python").chmod(0o755)
-    for step in _workflow()["jobs"]["parity"]["steps"]:
+    for step in _jobs()["parity"]["steps"]:
         run, given = step.get("run"), step.get("with", {})
         if str(step.get("uses", "")).startswith("actions/checkout@"):
             where = workspace / given["path"]
             subprocess.run(["git", "clone", "-q", str(origin), str(where)], check=True)
             _git(where, "checkout", "-q", "--detach", _expand(given["ref"], values))
         _artifact_step(step, values, workspace, artifacts)
-        # the venv and the Numba cache key (its numba version) are the runner's business
-        if run is None or "pip install" in run or "make -C head venv" in run:
-            continue
-        if step.get("id") == "kernels":
+        # the installation and the cache (its key's version command) are the runner's business
+        if run is None or "pip install" in run or step.get("id") == "cache-version":
             continue
         env = {k: _expand(str(v), values) for k, v in (step.get("env") or {}).items()}
         env |= {"PATH": f"{tool}:{os.environ['PATH']}", "HOME": str(tmp_path)}
         env |= {
             "RUNNER_TEMP": values["runner.temp"],
             "PYTHONPATH": str(workspace / "tool/perfgate/src"),
+            "GITHUB_OUTPUT": str(tmp_path / "parity" / "step-output"),
         }
-        if step.get("id") == "tests":  # make test-all at the head: its outcome is given
-            assert "make -C head test-all" in run and "--junitxml=" in run
+        if step.get("id") == "tests":  # the head's test command: its outcome is given
+            assert env["COMMAND"] == "make test-all" and "--junitxml=" in run
+            assert step["working-directory"] == "head"
             junit = Path(values["runner.temp"]) / "parity" / "junit.xml"
             junit.parent.mkdir(parents=True)
             junit.write_text(tests[1])
             values["steps.tests.outputs.exit_code"] = str(tests[0])
             continue
+        cwd = workspace / step.get("working-directory", ".")
         done = subprocess.run(
-            ["bash", "-e", "-c", run], cwd=workspace, env=env, capture_output=True, text=True
+            ["bash", "-e", "-c", run], cwd=cwd, env=env, capture_output=True, text=True
         )
         assert done.returncode == 0, done.stdout + done.stderr
 
@@ -222,7 +242,8 @@ def _play_job(
         if uses.startswith("actions/checkout@"):
             _git(workspace, "checkout", "-q", "--detach", _expand(given["ref"], values))
         _artifact_step(step, values, workspace, artifacts)
-        if run is None or run.startswith("ci/setup-runner.sh") or "pip install" in run:
+        # the runner's tuning is the runner's business; so are the hosted jobs' installations
+        if run is None or "doctor --only runner" in run or "pip install" in run:
             continue
         env = {k: _expand(str(v), values) for k, v in (step.get("env") or {}).items()}
         env = {
@@ -234,13 +255,14 @@ def _play_job(
             "PYTHON": str(wrapper),
             "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
             "GITHUB_OUTPUT": str(workspace.parent / "step-output"),
+            "RUNNER_TEMP": values["runner.temp"],
         }
         done = subprocess.run(
             ["bash", "-e", "-c", run], cwd=workspace, env=env, capture_output=True, text=True
         )
         output += done.stdout + done.stderr
         code = done.returncode
-        if "gate.sh" not in run and "perfgate.cli merge" not in run:
+        if "perfgate.cli gate" not in run and "perfgate.cli merge" not in run:
             assert code == 0, output
     return code, output
 
@@ -250,10 +272,10 @@ def _play(
 ) -> tuple[list[int], int, str, Path]:
     """Run perf-gate.yml's bench shards, then its merge job: (exit codes of the shards' gate
     steps, exit code of the merge step, all output, the python-call log)."""
-    jobs = _workflow()["jobs"]
+    jobs = _jobs()
     log = tmp_path / "python-calls.jsonl"
     _python(tmp_path, log)
-    shards = jobs["bench"]["strategy"]["matrix"]["shard"]
+    shards = json.loads(_values(tmp_path, origin, base, head, "plan")["inputs.shards"])
     codes, output = [], ""
     for shard in shards:
         workspace = tmp_path / f"runner-{shard}" / "work"
@@ -292,7 +314,8 @@ PASSING = """<testsuites><testsuite tests="2">
 
 def test_a_head_that_rewrites_the_gate_is_judged_by_the_base(tmp_path: Path) -> None:
     codes, merge_code, output, log, (base, head) = _play_all(tmp_path, (0, PASSING))
-    assert "PLANTED-GATE" not in output, "the head's ci/gate.sh ran"
+    assert "PLANTED-SETUP" not in output, "the head's Makefile built the gate"
+    assert output.count("BASE-SETUP") == 2, "each shard builds the gate from the base"
     assert codes == [0, 0], output  # shards measure and decide nothing
     assert merge_code == 1, output  # the 20% slowdown blocks
     calls = [json.loads(line) for line in log.read_text().splitlines()]
@@ -324,7 +347,7 @@ def test_a_head_that_rewrites_the_gate_is_judged_by_the_base(tmp_path: Path) -> 
 def test_the_bench_job_needs_the_parity_job_and_passes_its_file() -> None:
     """bench waits for parity, downloads the artifact parity uploads, and the gate step
     names the downloaded file; parity tests the head and writes with the base's tooling."""
-    jobs = _workflow()["jobs"]
+    jobs = _jobs()
     parity, bench = jobs["parity"], jobs["bench"]
     needs = bench["needs"]
     assert "parity" in ([needs] if isinstance(needs, str) else needs)
@@ -335,18 +358,16 @@ def test_the_bench_job_needs_the_parity_job_and_passes_its_file() -> None:
         for s in parity["steps"]
         if str(s.get("uses", "")).startswith("actions/checkout@")
     }
-    assert refs == {
-        "tool": "${{ github.event.pull_request.base.sha }}",
-        "head": "${{ github.event.pull_request.head.sha }}",
-    }
+    assert refs == {"tool": "${{ inputs.base }}", "head": "${{ inputs.head }}"}
     upload = next(s for s in parity["steps"] if "upload-artifact" in str(s.get("uses")))
     write = next(s for s in parity["steps"] if "parity-result" in str(s.get("run")))
-    assert write["env"]["HEAD_SHA"] == "${{ github.event.pull_request.head.sha }}"
+    assert write["env"]["HEAD_SHA"] == "${{ inputs.head }}"
     assert upload["with"]["path"] in write["run"].replace('"$RUNNER_TEMP', "${{ runner.temp }}")
     download = next(s for s in bench["steps"] if "download-artifact" in str(s.get("uses")))
     assert download["with"]["name"] == upload["with"]["name"]
-    gate_step = next(s for s in bench["steps"] if s.get("run") == "ci/gate.sh")
-    parity_file = gate_step["env"]["PERFGATE_PARITY_RESULT"]
+    gate_step = next(s for s in bench["steps"] if "perfgate.cli gate" in str(s.get("run")))
+    parity_file = "${{ runner.temp }}/parity-result/parity-result.json"
+    assert '"$RUNNER_TEMP/parity-result/parity-result.json"' in gate_step["run"]
     assert str(Path(parity_file).parent) == download["with"]["path"]
     assert Path(parity_file).name == Path(upload["with"]["path"]).name
     names = [s.get("name") or s.get("uses") for s in bench["steps"]]

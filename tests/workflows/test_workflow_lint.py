@@ -151,7 +151,9 @@ def zizmor(root: Path) -> tuple[int, str]:
 
 def test_workflows_exist() -> None:
     names = {p.name for p in _workflow_files()}
-    assert {"ci.yml", "perf-gate.yml", "perf-history.yml"} <= names
+    assert {"ci.yml", "gate.yml", "perf-gate.yml", "perf-gate-fork.yml", "perf-history.yml"} <= (
+        names
+    )
 
 
 @pytest.mark.subprocess
@@ -167,10 +169,8 @@ def test_zizmor_reports_nothing() -> None:
     assert "No findings to report" in output, output
 
 
-#: zizmor --persona=auditor findings triaged in README.md "Security": (audit, workflow, job).
+#: zizmor --persona=auditor findings triaged in docs/security.md: (audit, workflow, job).
 TRIAGED = {
-    ("self-hosted-runner", "perf-gate.yml", "bench"),
-    ("self-hosted-runner", "perf-gate-fork.yml", "bench"),
     ("self-hosted-runner", "perf-history.yml", "bench"),
     ("self-hosted-runner", "perf-history.yml", "confirm"),
     ("self-hosted-runner", "perf-history.yml", "calibrate"),
@@ -179,8 +179,8 @@ TRIAGED = {
 
 @pytest.mark.subprocess
 def test_zizmor_auditor_findings_are_the_triaged_ones() -> None:
-    """The auditor persona's findings are exactly those the README's Security section
-    justifies: a new one fails here until it is fixed or triaged."""
+    """The auditor persona's findings are exactly those docs/security.md justifies: a new
+    one fails here until it is fixed or triaged."""
     binary = _tool("zizmor")
     assert binary is not None, "zizmor is not installed (pip install zizmor)"
     argv = [binary, "--offline", "--persona=auditor", "--no-progress", "--format", "json"]
@@ -194,10 +194,12 @@ def test_zizmor_auditor_findings_are_the_triaged_ones() -> None:
         route = [step.get("Key") for step in where["route"]["route"]]
         found.add((finding["ident"], path, route[1] if len(route) > 1 else ""))
     assert found == TRIAGED
-    readme = (REPO / "README.md").read_text()
-    security = readme[readme.index("## Security") :]
+    security = (REPO / "docs" / "security.md").read_text()
     for ident, workflow, _job in TRIAGED:
         assert ident in security and workflow in security
+    # gate.yml's bench job runs on the caller's runner labels (an expression zizmor does not
+    # resolve): the page says so, and why a self-hosted runner is accepted there too
+    assert "gate.yml" in security and "runner-labels" in security
 
 
 @pytest.mark.subprocess
@@ -222,7 +224,7 @@ def _steps(workflow: dict[str, object]) -> list[dict[str, object]]:
 
 
 @pytest.mark.parametrize(
-    "name", ["ci.yml", "perf-gate.yml", "perf-gate-fork.yml", "perf-history.yml"]
+    "name", ["ci.yml", "gate.yml", "perf-gate.yml", "perf-gate-fork.yml", "perf-history.yml"]
 )
 def test_pins_and_credentials(name: str) -> None:
     text = (WORKFLOWS / name).read_text()
@@ -239,47 +241,90 @@ def test_pins_and_credentials(name: str) -> None:
         assert "pull_request_target" not in json.dumps(workflow[True])  # `on:` parses as True
 
 
-def test_perf_gate_design() -> None:
+def _gate_jobs() -> dict:
+    return yaml.safe_load((WORKFLOWS / "gate.yml").read_text())["jobs"]
+
+
+def _caller(name: str) -> dict:
+    """The one job of a caller workflow: a call of gate.yml."""
+    (job,) = yaml.safe_load((WORKFLOWS / name).read_text())["jobs"].values()
+    assert job["uses"].split(" ")[0] == "./.github/workflows/gate.yml"
+    assert "steps" not in job and "runs-on" not in job
+    return job
+
+
+BASE = "${{ inputs.base }}"
+
+
+def test_perf_gate_calls_the_reusable_gate_for_branches_here() -> None:
     workflow = yaml.safe_load((WORKFLOWS / "perf-gate.yml").read_text())
     triggers = workflow[True]  # PyYAML reads the key `on` as True
     assert set(triggers) == {"pull_request"}
-    bench, post = workflow["jobs"]["bench"], workflow["jobs"]["post"]
-    assert bench["runs-on"] == ["self-hosted", "linux", "x64", "perf-pinned"]
-    assert bench["permissions"] == {"contents": "read"}
-    # forks can edit a `pull_request` workflow: only this repository's branches run here
-    # (also when the parity job it needs failed: the gate then reports an error, exit 3)
-    assert bench["if"] == (
-        "${{ !cancelled() "
-        "&& github.event.pull_request.head.repo.full_name == github.repository }}"
-    )
     assert triggers["pull_request"]["types"] == ["opened", "synchronize", "reopened"]
+    job = _caller("perf-gate.yml")
+    # forks can edit a `pull_request` workflow: only this repository's branches run here
+    assert job["if"] == "github.event.pull_request.head.repo.full_name == github.repository"
+    given = job["with"]
+    assert given["base"] == "${{ github.event.pull_request.base.sha }}"
+    assert given["head"] == "${{ github.event.pull_request.head.sha }}"
+    assert given["pr"] == "${{ github.event.pull_request.number }}"
+    # the tool is the base checkout's: its perfgate folder, its `make venv`
+    assert (given["perfgate"], given["setup"]) == ("./perfgate", "make venv")
+    assert given["parity-command"] == "make test-all"
+    assert json.loads(given["runner-labels"]) == ["self-hosted", "linux", "x64", "perf-pinned"]
+    assert len(json.loads(given["shards"])) >= 2
+    assert "head.ref" not in json.dumps(workflow) and "secrets" not in json.dumps(workflow)
+    assert job["permissions"] == {
+        "contents": "write",
+        "pull-requests": "write",
+        "statuses": "write",
+    }
+
+
+def test_gate_yml_design() -> None:
+    """Each job of the reusable gate takes only its own permissions; only the base is ever
+    checked out as tooling; the head is fetched as data before the gate measures it."""
+    workflow = yaml.safe_load((WORKFLOWS / "gate.yml").read_text())
+    assert set(workflow[True]) == {"workflow_call"}
+    inputs = workflow[True]["workflow_call"]["inputs"]
+    for name in ("base", "head", "pr", "runner-labels", "shards", "budget-minutes"):
+        assert name in inputs
+    assert "parity-command" in inputs
+    jobs = workflow["jobs"]
+    bench, post = jobs["bench"], jobs["post"]
+    assert bench["runs-on"] == "${{ fromJSON(inputs.runner-labels) }}"
+    assert bench["permissions"] == {"contents": "read"}
     assert bench["concurrency"]["cancel-in-progress"] is True
-    assert "github.event.pull_request.number" in bench["concurrency"]["group"]
-    # the gate's tooling is the base commit; the head is fetched as data and only measured
-    base = "${{ github.event.pull_request.base.sha }}"
+    assert "inputs.pr" in bench["concurrency"]["group"]
     checkouts = [
         s for s in bench["steps"] if str(s.get("uses", "")).startswith("actions/checkout")
     ]
-    assert [c["with"]["ref"] for c in checkouts] == [base], "only the base is checked out"
-    runs = [s.get("run") for s in bench["steps"]]
-    assert runs.index("ci/fetch-pr-head.sh") < runs.index("ci/gate.sh")
+    assert [c["with"]["ref"] for c in checkouts] == [BASE], "only the base is checked out"
+    runs = [str(s.get("run")) for s in bench["steps"]]
+    at = {
+        key: next(k for k, r in enumerate(runs) if key in r)
+        for key in ('eval "$SETUP"', "git fetch", "doctor --only runner", "perfgate.cli gate")
+    }
+    assert list(at.values()) == sorted(at.values())  # setup, fetch, runner check, gate
     assert "head.ref" not in json.dumps(workflow)
     # noise floors come from perf-results, never from a folder the benchmarks could write
-    gate_env = next(s for s in bench["steps"] if s.get("run") == "ci/gate.sh")["env"]
-    assert gate_env["PERFGATE_FLOORS_REF"] == "refs/remotes/origin/perf-results"
-    assert "PERFGATE_WORK_DIR" not in json.dumps(workflow)
+    gate_step = bench["steps"][at["perfgate.cli gate"]]
+    assert gate_step["env"]["FLOORS_REF"] == "refs/remotes/origin/perf-results"
+    assert "--work-dir" not in json.dumps(workflow)
     assert post["permissions"] == {
         "contents": "read",
         "pull-requests": "write",
         "statuses": "write",
     }
     assert post["runs-on"] == "ubuntu-latest"
-    checkout = post["steps"][0]
-    assert checkout["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"
+    assert post["steps"][0]["with"]["ref"] == BASE
     assert "secrets." not in json.dumps(workflow)
+    # inputs reach shell steps through the environment only
+    for job in jobs.values():
+        for step in job["steps"]:
+            assert "${{" not in str(step.get("run", "")), step.get("name")
     # merge policy: pending at the start, the override label checked when posting, and an
     # accepted regression appended to perf-results by base code only
-    jobs = workflow["jobs"]
     pending = jobs["pending"]
     assert pending["permissions"] == {
         "contents": "read",
@@ -288,7 +333,7 @@ def test_perf_gate_design() -> None:
     }
     assert "needs" not in pending and "pending" in post["needs"]
     assert any("post --pending" in str(s.get("run")) for s in pending["steps"])
-    # a new push takes the acceptance label off: it covered the head it was applied for
+    # a new head takes the acceptance label off: it covered the head it was applied for
     assert any(
         "--clear-label perf-regression-accepted" in str(s.get("run")) for s in pending["steps"]
     )
@@ -297,39 +342,39 @@ def test_perf_gate_design() -> None:
     )
     record = jobs["record-acceptance"]
     assert record["permissions"] == {"contents": "write"}
-    for job in (pending, record):
+    for job in (pending, record, jobs["merge"]):
         refs = [s["with"]["ref"] for s in job["steps"] if "checkout" in str(s.get("uses"))]
-        assert refs == [base]
+        assert refs == [BASE]
     assert any("history append-acceptance" in str(s.get("run")) for s in record["steps"])
 
 
-def test_perf_gate_shards_and_merge() -> None:
+def test_gate_yml_shards_and_merge() -> None:
     """The bench job is a matrix of shards on identical pinned runners, each uploading its
     shard; one merge job (base code, read-only, hosted) decides; post posts the merged
     verdict."""
-    workflow = yaml.safe_load((WORKFLOWS / "perf-gate.yml").read_text())
-    jobs = workflow["jobs"]
+    jobs = _gate_jobs()
     bench, merge, post = jobs["bench"], jobs["merge"], jobs["post"]
-    shards = bench["strategy"]["matrix"]["shard"]
-    assert shards == list(range(1, len(shards) + 1)) and len(shards) >= 2
+    assert bench["strategy"]["matrix"]["shard"] == "${{ fromJSON(inputs.shards) }}"
     assert bench["strategy"]["fail-fast"] is False
     assert "matrix.shard" in bench["concurrency"]["group"]
-    gate_env = next(s for s in bench["steps"] if s.get("run") == "ci/gate.sh")["env"]
-    assert gate_env["PERFGATE_SHARD"] == "${{ matrix.shard }}/${{ strategy.job-total }}"
+    gate_step = next(s for s in bench["steps"] if "perfgate.cli gate" in str(s.get("run")))
+    assert gate_step["env"]["SHARD"] == "${{ matrix.shard }}/${{ strategy.job-total }}"
+    assert '--shard "$SHARD"' in gate_step["run"]
     uploads = [s for s in bench["steps"] if "upload-artifact" in str(s.get("uses"))]
     assert [u["with"]["name"] for u in uploads] == ["perfgate-shard-${{ matrix.shard }}"]
-    assert uploads[0]["with"]["path"].rstrip("/") == gate_env["REPORT_DIR"]
+    assert uploads[0]["with"]["path"].rstrip("/") == gate_step["env"]["REPORT_DIR"]
     assert merge["needs"] == "bench" and "!cancelled()" in merge["if"]
     assert merge["permissions"] == {"contents": "read"}
     assert merge["runs-on"] == "ubuntu-latest"
-    refs = [s["with"]["ref"] for s in merge["steps"] if "checkout" in str(s.get("uses"))]
-    assert refs == ["${{ github.event.pull_request.base.sha }}"]
     download = next(s for s in merge["steps"] if "download-artifact" in str(s.get("uses")))
     assert download["with"]["pattern"] == "perfgate-shard-*"
     assert any("perfgate.cli merge" in str(s.get("run")) for s in merge["steps"])
     upload = next(s for s in merge["steps"] if "upload-artifact" in str(s.get("uses")))
     assert upload["with"]["name"] == "perfgate-report"
     assert "merge" in post["needs"] and "needs.merge.result" in post["if"]
+    # the parity job runs only when the caller gives a parity command; bench runs either way
+    assert jobs["parity"]["if"] == "inputs.parity-command != ''"
+    assert bench["if"] == "${{ !cancelled() }}"
 
 
 def test_perf_history_design() -> None:
@@ -401,31 +446,21 @@ def test_perf_history_plans_its_run_before_it_starts() -> None:
 
 def test_fork_gate_design() -> None:
     """Fork PRs: the workflow file comes from the base branch (pull_request_target, labeled
-    only); bench checks out the base commit as tooling and fetches the labelled head as data;
-    post never touches the PR's code."""
+    only), the gate runs for a fork's head labelled safe-to-bench, with parity inside the
+    gate on the pinned runner (no hosted job runs the fork's code under pull_request_target),
+    the tool being the base's as for branches here."""
     workflow = yaml.safe_load((WORKFLOWS / "perf-gate-fork.yml").read_text())
     assert workflow[True] == {"pull_request_target": {"types": ["labeled"]}}
-    bench, post = workflow["jobs"]["bench"], workflow["jobs"]["post"]
-    assert "github.event.label.name == 'safe-to-bench'" in bench["if"]
-    assert "head.repo.full_name != github.repository" in bench["if"]
-    assert bench["permissions"] == {"contents": "read"}
-    assert bench["runs-on"] == ["self-hosted", "linux", "x64", "perf-pinned"]
-    base = "${{ github.event.pull_request.base.sha }}"
-    for job in (bench, post):
-        checkouts = [
-            s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout")
-        ]
-        assert [c["with"]["ref"] for c in checkouts] == [base], "only the base is checked out"
-    runs = [s.get("run") for s in bench["steps"]]
-    assert runs.index("ci/fetch-pr-head.sh") < runs.index("ci/gate.sh")
-    assert post["permissions"] == {
-        "contents": "read",
-        "pull-requests": "write",
-        "statuses": "write",
-    }
+    job = _caller("perf-gate-fork.yml")
+    assert "github.event.label.name == 'safe-to-bench'" in job["if"]
+    assert "head.repo.full_name != github.repository" in job["if"]
+    given = job["with"]
+    assert given["base"] == "${{ github.event.pull_request.base.sha }}"
+    assert given["head"] == "${{ github.event.pull_request.head.sha }}"
+    assert given["parity-command"] == ""
+    assert (given["perfgate"], given["setup"]) == ("./perfgate", "make venv")
     text = json.dumps(workflow)
-    assert "secrets." not in text and "head.ref" not in text
-    assert "${{" not in json.dumps(runs), "event values only travel in env"
+    assert "secrets" not in text and "head.ref" not in text
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -434,9 +469,10 @@ def _git(cwd: Path, *args: str) -> str:
 
 
 @pytest.mark.subprocess
-def test_fetch_pr_head_script(tmp_path: Path) -> None:
-    """ci/fetch-pr-head.sh: fetches refs/pull/N/head, accepts it only at the labelled SHA,
-    refuses malformed input."""
+def test_fetch_pr_head_step(tmp_path: Path) -> None:
+    """gate.yml's fetch step: fetches refs/pull/N/head, accepts it only at the event's SHA
+    (the labelled one, for a fork), refuses malformed input."""
+    (step,) = [s for s in _gate_jobs()["bench"]["steps"] if "git fetch" in str(s.get("run"))]
     server = tmp_path / "server"
     origin = server / "o" / "r.git"
     work = tmp_path / "work"
@@ -462,11 +498,15 @@ def test_fetch_pr_head_script(tmp_path: Path) -> None:
     clone.mkdir()
     _git(clone, "init", "-q")
     env = {"PATH": "/usr/bin:/bin", "SERVER": f"file://{server}", "REPO": "o/r", "PR_NUMBER": "7"}
-    script = str(REPO / "ci" / "fetch-pr-head.sh")
 
     def run(**extra: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [script], cwd=clone, env={**env, **extra}, capture_output=True, text=True, check=False
+            ["bash", "-e", "-c", step["run"]],
+            cwd=clone,
+            env={**env, **extra},
+            capture_output=True,
+            text=True,
+            check=False,
         )
 
     done = run(HEAD_SHA=head)
@@ -493,26 +533,19 @@ def test_perf_history_watches_after_the_append() -> None:
     assert watch["env"]["ALERTS"] == "${{ vars.PERFGATE_WATCH_ALERTS }}"
 
 
-@pytest.mark.parametrize(
-    ("name", "writer"), [("perf-gate.yml", "merge"), ("perf-gate-fork.yml", "bench")]
-)
-def test_posted_reports_are_the_ones_the_gate_wrote(name: str, writer: str) -> None:
-    """Between the gate and the upload, a process the benchmarks left behind could rewrite
-    the report files: the step that writes the report (the fork's gate, ci/gate.sh:
-    --digest-output "$GITHUB_OUTPUT"; perf-gate.yml's merge of the shards) records their
-    digest as a step output, its job hands it on, and post checks the files with it."""
-    workflow = yaml.safe_load((WORKFLOWS / name).read_text())
-    job, post = workflow["jobs"][writer], workflow["jobs"]["post"]
-    step_id = "gate" if writer == "bench" else "merge"
-    (writes,) = [s for s in job["steps"] if s.get("id") == step_id]
-    assert '--digest-output "$GITHUB_OUTPUT"' in (
-        writes["run"] if writer == "merge" else (REPO / "ci" / "gate.sh").read_text()
-    )
-    assert job["outputs"]["report-digest"] == f"${{{{ steps.{step_id}.outputs.report-digest }}}}"
+def test_posted_reports_are_the_ones_the_merge_wrote() -> None:
+    """Between the merge and the upload, something could rewrite the report files: the merge
+    records their digest as a step output (``--digest-output "$GITHUB_OUTPUT"``), its job
+    hands it on, and post checks the files with it. Both callers go through gate.yml."""
+    jobs = _gate_jobs()
+    merge, post = jobs["merge"], jobs["post"]
+    (writes,) = [s for s in merge["steps"] if s.get("id") == "merge"]
+    assert '--digest-output "$GITHUB_OUTPUT"' in writes["run"]
+    assert merge["outputs"]["report-digest"] == "${{ steps.merge.outputs.report-digest }}"
     step = next(s for s in post["steps"] if "perfgate.cli post --pr" in str(s.get("run")))
-    assert step["env"]["REPORT_DIGEST"] == f"${{{{ needs.{writer}.outputs.report-digest }}}}"
+    assert step["env"]["REPORT_DIGEST"] == "${{ needs.merge.outputs.report-digest }}"
     assert '--expect-digest "$REPORT_DIGEST"' in step["run"]
-    assert writer in post["needs"]
+    assert "merge" in post["needs"]
 
 
 def test_perf_history_confirms_on_each_pinned_runner_before_the_alerts() -> None:

@@ -5,4 +5,4 @@ compares a variant against its baseline at the same commit, renders a report and
 merge. perfgate knows no task: what is compared with what is configuration.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -26,6 +26,8 @@ from perfgate.secrets import redacted_output
 from perfgate.verdict import EXIT_ERROR
 
 COMMANDS = (
+    "init",
+    "doctor",
     "compare",
     "gate",
     "merge",

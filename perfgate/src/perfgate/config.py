@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import math
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +52,9 @@ INCONCLUSIVE_POLICIES = ("error", "block")
 INSTRUMENTS = ("wall", "sim")
 STRADDLE_POLICIES = ("report", "error", "block")
 VARIANT_ABSOLUTE_POLICIES = ("report", "block")
+#: How each side's code gets onto the benchmarks' path: "none", its export as it is (pure
+#: Python); "pip", built and installed into a folder of its own (compiled extensions).
+BUILD_MODES = ("none", "pip")
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,10 @@ class GateConfig:
     #: gate's environment, the same on both sides.
     python_path: tuple[str, ...] | None = None
     parity_python_path: tuple[str, ...] | None = None
+    #: The project's asv.conf.json relative to the repository root (None: searched,
+    #: `perfgate.formats.asv_conf.find_asv_conf`), and how each side is made importable.
+    asv_config: str | None = None
+    build: str = "none"
     gate_bench: tuple[str, ...] = (".",)
     quick_bench: tuple[str, ...] | None = None
     max_rounds: int = 30
@@ -184,6 +190,8 @@ _TOP_KEYS = {
     "sim",
     "python_path",
     "parity_python_path",
+    "asv_config",
+    "build",
     "gate_bench",
     "quick_bench",
     "max_rounds",
@@ -230,6 +238,19 @@ def _minutes(where: str, value: Any) -> float:
     if not (math.isfinite(value) and value > 0):
         raise ConfigError(f"{where}: expected a finite number of minutes > 0, got {value!r}")
     return float(value)
+
+
+def _asv_config(value: Any) -> str | None:
+    """``asv_config``: absent, or a file inside the repository (relative, no ``..``)."""
+    if value is None:
+        return None
+    text: str = checked.typed("tool.perfgate.asv_config", value, str)
+    if not text or text.startswith("/") or ".." in text.replace("\\", "/").split("/"):
+        raise ConfigError(
+            "tool.perfgate.asv_config: expected a file inside the repository such as "
+            f"'benchmarks/asv.conf.json', got {value!r}"
+        )
+    return text
 
 
 def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateConfig:
@@ -284,6 +305,8 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
         parity_python_path=checked.optional_paths(
             "tool.perfgate.parity_python_path", data.get("parity_python_path")
         ),
+        asv_config=_asv_config(data.get("asv_config")),
+        build=checked.choice("tool.perfgate.build", data.get("build", "none"), BUILD_MODES),
         gate_bench=checked.regex_list("tool.perfgate.gate_bench", data.get("gate_bench", ["."])),
         quick_bench=checked.optional_regexes("tool.perfgate.quick_bench", data.get("quick_bench")),
         max_rounds=max_rounds,
@@ -327,37 +350,16 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
 
 
 def load_config(path: str | Path, *, required: bool = True) -> GateConfig:
-    """Read `[tool.perfgate]` from a pyproject.toml.
+    """`perfgate.config_files.load_config`: reading the files is that module's job; the
+    name stays here for its callers."""
+    from perfgate.config_files import load_config as load  # config_files imports this module
 
-    With ``required=False`` a missing file or section gives the defaults; otherwise it is a
-    `ConfigError`. Invalid TOML is always a `ConfigError` naming the file.
-    """
-    p = Path(path)
-    if not p.is_file():
-        if required:
-            raise ConfigError(f"{p}: configuration file does not exist")
-        return GateConfig()
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{p}: invalid TOML: {exc}") from None
-    return config_from_text(text, str(p), required=required)
+    return load(path, required=required)
 
 
 def config_from_text(text: str, source: str, *, required: bool = True) -> GateConfig:
-    """`[tool.perfgate]` of pyproject.toml ``text`` (``source`` names it in errors)."""
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: invalid TOML: {exc}") from None
-    tool = document.get("tool", {})
-    if not isinstance(tool, dict):
-        raise ConfigError(f"{source}: [tool] must be a table, got {tool!r}")
-    section = tool.get("perfgate")
-    if section is None:
-        if required:
-            raise ConfigError(f"{source}: no [tool.perfgate] section")
-        return GateConfig()
-    if not isinstance(section, dict):
-        raise ConfigError(f"{source}: [tool.perfgate] must be a table")
-    return parse_config(section, source=source)
+    """`perfgate.config_files.config_from_text` of a pyproject.toml's text (as
+    `load_config`, kept here for its callers)."""
+    from perfgate.config_files import config_from_text as parse
+
+    return parse(text, source, required=required)

@@ -146,6 +146,23 @@ def show(repo: Path, sha: str, path: str) -> str:
     return done.stdout.decode("utf-8", errors="strict")
 
 
+def file_at(repo: Path, sha: str, path: str) -> str | None:
+    """The text of ``path`` at commit ``sha``, None when the commit has no such file."""
+    if Git(repo).run("cat-file", "-e", f"{sha}:{path}").returncode != 0:
+        return None
+    return show(repo, sha, path)
+
+
+def working_copy(repo: Path, sha: str, dest: Path) -> Path:
+    """A checkout of ``sha`` at ``dest`` with its git metadata (a clone sharing ``repo``'s
+    objects), for a build whose backend reads the version from git; an export has none."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    source = str(repo.resolve())
+    Git(dest.parent).out("clone", "--quiet", "--shared", "--no-checkout", source, str(dest))
+    Git(dest).out("checkout", "--quiet", "--detach", sha)
+    return dest
+
+
 def export_commit(repo: Path, sha: str, root: Path) -> Path:
     """Export the tree of ``sha`` to ``root/<sha>`` once; later calls reuse it.
 

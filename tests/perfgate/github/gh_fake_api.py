@@ -66,6 +66,9 @@ class FakeGitHub(IssuesMixin):
         #: commit sha -> the pull requests associated with it: {number, merged, base,
         #: merge_commit_sha} (``GET .../commits/{sha}/pulls``; unknown commits have none)
         self.commit_pulls: dict[str, list[dict[str, Any]]] = {}
+        #: the repository's Actions variables (name -> value) and labels (perfgate doctor)
+        self.variables: dict[str, str] = {}
+        self.labels: set[str] = set()
         self.requests: list[Recorded] = []
         self.violations: list[str] = []
         self.script: list[Scripted] = []
@@ -181,6 +184,12 @@ class FakeGitHub(IssuesMixin):
             return 200, {}, self._commit(op, p["ref"])
         if key == ("GET", "/repos/{owner}/{repo}/commits/{commit_sha}/pulls"):
             return 200, {}, self._commit_pulls(op, p["commit_sha"], full)
+        if key == ("GET", "/repos/{owner}/{repo}/actions/variables"):
+            return 200, {}, self._variables(op, query)
+        if key == ("GET", "/repos/{owner}/{repo}/labels/{name}"):
+            if p["name"] not in self.labels:
+                return self._error(404, "Not Found")
+            return 200, {}, self._label(op, p["name"])
         if key == ("POST", "/repos/{owner}/{repo}/statuses/{sha}"):
             self.statuses.append({"sha": p["sha"], **body})
             return 201, {}, self._status_json(op, p["sha"], body)
@@ -292,6 +301,24 @@ class FakeGitHub(IssuesMixin):
         permission = self.permissions.get(login, "none")
         data.update(permission=permission, role_name=permission)
         data["user"].update(login=login)
+        return data
+
+    def _variables(self, op: Operation, query: dict[str, str]) -> dict[str, Any]:
+        """One page of the repository's variables (``per_page``, ``page``)."""
+        per_page = min(int(query.get("per_page", 10)), 30)
+        page = int(query.get("page", 1))
+        names = sorted(self.variables)[(page - 1) * per_page : page * per_page]
+        item = self.spec.resolve(self.spec.response_schema(op, 200))["properties"]["variables"]
+        rows = []
+        for name in names:
+            row = self.spec.generate(item["items"], self.base)
+            row.update(name=name, value=self.variables[name])
+            rows.append(row)
+        return {"total_count": len(self.variables), "variables": rows}
+
+    def _label(self, op: Operation, name: str) -> dict[str, Any]:
+        data = self._fill(op, 200)
+        data.update(name=name, url=f"{self._repo_url()}/labels/{name}")
         return data
 
     def _commit(self, op: Operation, sha: str) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from gate_fakes import CONFIG, FakeSides, commit_speed, fingerprint, hooks, make_repo
 
-from perfgate.config import config_from_text
+from perfgate.config_files import config_from_text
 from perfgate.model import CaseComparison, CaseKey, EnvironmentCheck, Reason
 from perfgate.verdict import CaseVerdict
 from perfgate.watch.gate_prober import GateProber, probe_from_row

@@ -13,13 +13,13 @@ from perfgate.config import GateConfig
 from perfgate.errors import RunnerError
 from perfgate.model import ParityStatus
 from perfgate.pipeline import parity, side_run
-from perfgate.pipeline.context import (
+from perfgate.pipeline.caches import (
     KERNEL_CACHE_DIR,
     TOOLS_CACHE_DIR,
-    GateSettings,
     kernel_cache_env,
     tools_cache_env,
 )
+from perfgate.pipeline.context import GateSettings
 from perfgate.pipeline.side_run import GateError
 from perfgate.process import ProcessOutcome
 

@@ -221,7 +221,7 @@ def test_a_flag_no_shard_re_ran_needs_confirmation() -> None:
     is not "disagreed with": it needs a confirmation run (INCONCLUSIVE, exit 3)."""
     key = CaseKey(BENCH, (("path", "handwritten"), ("n", "16")))
     row = CaseComparison(key, CaseVerdict.INCONCLUSIVE, 0.05, True, reason=Reason.RERUN_DISAGREES)
-    from perfgate.config import config_from_text
+    from perfgate.config_files import config_from_text
 
     config = config_from_text(CONFIG, "test")
     sibling = CaseKey(BENCH, (("path", "assembled"), ("n", "16")))

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from golden_check import check_golden
 
-from perfgate.config import load_config
+from perfgate.config_files import load_config
 from perfgate.model import (
     CaseComparison,
     CaseKey,

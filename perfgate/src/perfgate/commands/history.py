@@ -32,6 +32,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from perfgate import project
 from perfgate.cli_args import positive_int, positive_number
 from perfgate.errors import UserError
 from perfgate.history.acceptances import append_acceptance
@@ -76,13 +77,17 @@ def add_parser(subparsers: Any) -> None:
     )
     noise_p.add_argument("--file", type=Path, required=True, help="a perfgate calibrate file")
     accept_p.add_argument("--file", type=Path, required=True, help="a perfgate post record")
-    append_p.add_argument("--results", type=Path, default=Path(".asv/results"))
+    append_p.add_argument(
+        "--results", type=Path, help="asv results dir (default: results_dir of asv.conf.json)"
+    )
     append_p.add_argument("--attempts", type=int, default=HISTORY_RETRY.attempts)
     append_p.add_argument("--retry-delay", type=float, default=HISTORY_RETRY.base_delay)
     append_p.add_argument(
         "--suite-ref", default="HEAD", help="commit the run discovered its suites at (HEAD)"
     )
-    export_p.add_argument("--dest", type=Path, default=Path(".asv/results"))
+    export_p.add_argument(
+        "--dest", type=Path, help="asv results dir (default: results_dir of asv.conf.json)"
+    )
     export_p.add_argument("--ref", default="HEAD", help="history whose newest suite is used")
     pending_p.add_argument("--machine", required=True, help="asv machine name")
     pending_p.add_argument("--ref", default="HEAD", help="the commit the run is for (HEAD)")
@@ -147,8 +152,9 @@ def _run(args: argparse.Namespace) -> None:
     """Carry out one parsed command, printing its outcome on stdout."""
     if args.history_command == "append":
         policy = RetryPolicy(args.attempts, args.retry_delay, max(30.0, args.retry_delay))
+        results = args.results or project.results_dir(args.repo)
         report = append(
-            args.repo, args.results, args.remote, args.branch, policy, suite_ref=args.suite_ref
+            args.repo, results, args.remote, args.branch, policy, suite_ref=args.suite_ref
         )
         for change in report.changes:
             print(f"{change.action.value:12} {change.target}")
@@ -165,9 +171,8 @@ def _run(args: argparse.Namespace) -> None:
     elif args.history_command == "plan":
         _plan(args)
     elif args.history_command == "export":
-        for path, state in export(
-            args.repo, args.remote, args.branch, args.dest, args.ref
-        ).items():
+        dest = args.dest or project.results_dir(args.repo)
+        for path, state in export(args.repo, args.remote, args.branch, dest, args.ref).items():
             print(f"{state:10} {path}")
     else:
         commits = pending(

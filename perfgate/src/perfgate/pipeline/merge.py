@@ -27,8 +27,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from perfgate import git
-from perfgate.config import GateConfig, config_from_text, load_config
+from perfgate.config import GateConfig
+from perfgate.config_files import config_at_commit, load_config
 from perfgate.errors import UserError
 from perfgate.formats import report_files
 from perfgate.formats.shard_manifest import read_manifest
@@ -95,14 +95,11 @@ def run(
 
 
 def merge_config(opts: MergeOptions, base: str) -> GateConfig:
-    """``--config``, else ``[tool.perfgate]`` at the base commit (as the shards read it)."""
+    """``--config``, else the project's configuration at the base commit (as the shards
+    read it)."""
     if opts.config is not None:
         return load_config(opts.config)
-    try:
-        text = git.show(opts.repo, base, "pyproject.toml")
-    except (git.GitError, UnicodeDecodeError) as exc:
-        raise UserError(f"the gate's configuration at the base commit: {exc}") from None
-    return config_from_text(text, f"{base[:12]}:pyproject.toml")
+    return config_at_commit(opts.repo, base)
 
 
 def merged_log(phase: str, shards: Sequence[Shard]) -> RoundLog | None:

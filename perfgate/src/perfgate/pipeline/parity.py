@@ -120,7 +120,9 @@ def run_parity(
         events = settings.run_dir / "parity-progress.jsonl"
         env = {**os.environ, **settings.kernel_cache, **settings.tools_cache}
         env[PROGRESS_FILE_ENV] = str(events)
-        roots = settings.config.import_roots(settings.head_source, parity=True)
+        if settings.builds:  # the build first: no ``python -m`` / ``-c`` folder before it
+            env["PYTHONSAFEPATH"] = "1"
+        roots = settings.import_roots("head", parity=True)
         watch = (
             progress_watch(progress, events, Redactor.from_env(os.environ)) if progress else None
         )

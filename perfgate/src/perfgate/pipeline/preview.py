@@ -117,6 +117,7 @@ def discover_cases(opts: GateOptions, revs: Revisions, config: GateConfig) -> di
         opts, revs, config, hooks.fingerprint, hooks.valgrind
     )
     try:
+        hooks.register_machine(s.machine)  # asv's discovery needs the machine known
         return discovered_names(s, hooks.discover)
     finally:
         context.discard_exports(s)

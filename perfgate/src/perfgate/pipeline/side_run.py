@@ -114,7 +114,7 @@ def side_invocation(
         sha=sha,
         source=source,
         machine=settings.machine,
-        import_roots=settings.config.import_roots(source),
+        import_roots=settings.import_roots(side),
         bench=tuple(bench),
         attributes=dict(attributes or {}),
         prefix=settings.prefix,

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from perfgate.config import GateConfig, load_config
+from perfgate.config import GateConfig
+from perfgate.config_files import config_on_disk, load_config
 from perfgate.errors import ConfigError, UserError
 from perfgate.formats import asv_results, report_files, samples
 from perfgate.formats.benchmarks_json import read_benchmarks
@@ -140,19 +141,20 @@ def _variant_rounds(
 
 
 def compare_config(config_path: str | None, *, defaults: bool) -> GateConfig:
-    """The ``--config`` file, else ``./pyproject.toml``; without ``[tool.perfgate]`` there,
-    an error naming where it looked, unless ``defaults`` opts into the built-in defaults
-    (which have no higher-is-better rules: a throughput loss would read as a speed-up)."""
+    """The ``--config`` file, else the project's configuration in the current folder
+    (perfgate.toml or ``[tool.perfgate]`` of pyproject.toml); without one, an error naming
+    where it looked, unless ``defaults`` opts into the built-in defaults (which have no
+    higher-is-better rules: a throughput loss would read as a speed-up)."""
     if config_path is not None:
         return load_config(config_path)
-    where = Path("pyproject.toml").resolve()
     if defaults:
-        return load_config(where, required=False)
+        return config_on_disk(Path("."), required=False)
     try:
-        return load_config(where)
+        return config_on_disk(Path("."))
     except ConfigError as exc:
         raise ConfigError(
-            f"no configuration: looked for [tool.perfgate] in {where} ({exc}); "
+            f"no configuration: looked for perfgate.toml or [tool.perfgate] in "
+            f"{Path('pyproject.toml').resolve()} ({exc}); "
             "pass --config PYPROJECT, or --defaults for the built-in defaults"
         ) from None
 

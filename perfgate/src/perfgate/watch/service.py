@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import TextIO
 
 from perfgate import git
-from perfgate.config import GateConfig, load_config
+from perfgate.config import GateConfig
+from perfgate.config_files import config_on_disk, load_config
 from perfgate.formats.benchmarks_json import read_benchmarks
 from perfgate.github import DEFAULT_COMMENT_AUTHOR
 from perfgate.history.branch import HistoryError, branch_git, first_parent_history
@@ -48,7 +49,7 @@ class WatchOptions:
     results: Path
     repo: Path = Path(".")
     ref: str = "HEAD"
-    config: Path = Path("pyproject.toml")
+    config: Path | None = None  # None: the project's (perfgate.toml or pyproject.toml)
     remote: str = "origin"
     branch: str = "perf-results"
     use_state: bool = True
@@ -83,7 +84,11 @@ def watch(
     """
     env = os.environ if env is None else env
     out = sys.stdout if out is None else out
-    config = load_config(options.config, required=False)
+    config = (
+        config_on_disk(options.repo, required=False)
+        if options.config is None
+        else load_config(options.config, required=False)
+    )
     history = first_parent_history(branch_git(options.repo), options.ref, "--ref")
     loaded = load_series(options.results, history[::-1], config.is_higher_better, config.is_sim)
     where = f"the first-parent history of {options.ref} in {options.repo}"

@@ -130,7 +130,7 @@ def test_with_the_projects_own_rules_an_8_percent_slowdown_at_2_threads_is_exit_
     """Under pyproject.toml's ``[tool.perfgate]`` (time 3%, efficiency 5%), confirmed."""
     from pathlib import Path
 
-    from perfgate.config import load_config
+    from perfgate.config_files import load_config
 
     cfg = replace(load_config(Path(__file__).parents[4] / "pyproject.toml"), resamples=500)
     assert cfg.scaling is not None and cfg.scaling.efficiency_threshold == 0.05

@@ -1,0 +1,111 @@
+"""The policy ``perfgate init`` writes: a commented ``[tool.perfgate]`` (or perfgate.toml)
+rendered from what it found (`perfgate.adopt.survey`), and the text surgery that puts it
+into an existing pyproject.toml without touching the rest of that file."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+
+from perfgate import __version__
+from perfgate.adopt.survey import Family, Guess
+
+TEMPLATES = Path(__file__).parent.parent / "templates" / "init"
+#: A table header of the gate's policy in pyproject.toml: [tool.perfgate], its sub-tables
+#: and arrays of tables ([[tool.perfgate.baseline]]).
+_OWN_HEADER = re.compile(r"^\s*\[\[?\s*tool\.perfgate\s*(\.|\])")
+_ANY_HEADER = re.compile(r"^\s*\[")
+#: The first line of what init writes (the comment block above the table is removed with it).
+MARKER = "# perfgate: the performance gate's policy"
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """Everything the written policy says, each guess with its reason."""
+
+    asv_config: str
+    build: Guess
+    parity: Guess
+    families: tuple[Family, ...]
+    blocking: tuple[str, ...]
+    thresholds: tuple[tuple[str, float], ...] = ()
+    thresholds_reason: str = ""
+    #: ("wall",) when no benchmark is in the sim instrument's family; None: the default
+    instruments: Guess = field(default_factory=lambda: Guess(None, "the default"))
+
+    @property
+    def benchmark_count(self) -> int:
+        """How many benchmarks asv discovered."""
+        return sum(f.count for f in self.families)
+
+
+def toml_value(value: object) -> str:
+    """``value`` as TOML: literal strings where they can be (regexes stay readable)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    text = str(value)
+    if "'" not in text and not any(ord(c) < 32 for c in text):
+        return f"'{text}'"
+    return json.dumps(text)  # a TOML basic string: JSON's escapes are TOML's
+
+
+def render_policy(proposal: Proposal, in_pyproject: bool) -> str:
+    """The policy's text: the ``[tool.perfgate]`` table for pyproject.toml, or the same keys
+    at the top level for perfgate.toml."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+    )
+    env.filters["toml"] = toml_value
+    table = "tool.perfgate" if in_pyproject else ""
+    text = env.get_template("policy.toml.j2").render(p=proposal, table=table, version=__version__)
+    return re.sub(r"\n{3,}", "\n\n", text)
+
+
+def without_policy(pyproject: str) -> str:
+    """pyproject.toml's text without its ``[tool.perfgate]`` tables (and the comment block
+    init wrote above them): what ``--force`` replaces."""
+    lines = pyproject.splitlines(keepends=True)
+    kept: list[str] = []
+    inside = False
+    for line in lines:
+        if _ANY_HEADER.match(line):
+            inside = bool(_OWN_HEADER.match(line))
+            if inside:
+                _drop_marker_block(kept)
+        if not inside:
+            kept.append(line)
+    return "".join(kept).rstrip("\n") + "\n" if kept else ""
+
+
+def _drop_marker_block(kept: list[str]) -> None:
+    """Remove the comment lines right above a table when they are init's block."""
+    block = 0
+    while block < len(kept) and kept[len(kept) - 1 - block].lstrip().startswith("#"):
+        block += 1
+    if block and kept[len(kept) - block].startswith(MARKER):
+        del kept[len(kept) - block :]
+
+
+def has_policy(pyproject: str) -> bool:
+    """True when pyproject.toml has a ``[tool.perfgate]`` table already."""
+    return any(_OWN_HEADER.match(line) for line in pyproject.splitlines())
+
+
+def with_policy(pyproject: str, policy: str) -> str:
+    """pyproject.toml's text with ``policy`` in place of any ``[tool.perfgate]`` tables,
+    appended at its end."""
+    rest = without_policy(pyproject).rstrip("\n")
+    return (rest + "\n\n" if rest else "") + policy

@@ -1,0 +1,98 @@
+"""`perfgate init`: set the gate up in an existing asv project.
+
+    perfgate init [--repo .] [--asv-config PATH] [--force] [--no-workflows]
+                  [--workflow-ref REF] [--perfgate SPEC] [--runner-labels JSON]
+
+Finds the project's asv configuration (asv.conf.json at the root or in ``benchmarks/``, or
+``--asv-config``), reads its benchmarks with asv's discovery (HEAD, as the gate will see
+it: built first when its code needs a build), and writes a commented policy: the families
+found and the blocking ones, thresholds (asv's ``regressions_thresholds`` where it has
+them), how each side is built, and the parity command it could find (or a placeholder
+``perfgate doctor`` names). The policy goes into pyproject.toml as ``[tool.perfgate]``, or
+into ``perfgate.toml`` where there is no pyproject.toml (or one exists already). With it,
+two workflow files call perfgate's reusable gate (``.github/workflows/perfgate.yml`` and
+``perfgate-fork.yml``, pinned to ``--workflow-ref``).
+
+Nothing that exists is overwritten: an existing policy or workflow file is refused (exit 3,
+nothing written) unless ``--force``, which replaces it and prints the diff. Exit codes: 0
+written, 3 refused or error. Next: ``perfgate doctor``, then ``perfgate gate --base HEAD
+--head HEAD --quick``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from perfgate.adopt.init import InitOptions, InitResult, init
+from perfgate.adopt.workflows import DEFAULT_LABELS, WorkflowOptions
+from perfgate.errors import UserError
+from perfgate.verdict import EXIT_OK
+
+_SHA = re.compile(r"[0-9a-f]{40}")
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register the ``init`` subcommand."""
+    p = subparsers.add_parser(
+        "init",
+        help="set the gate up in an asv project: policy and workflow files (exit 0/3)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--repo", type=Path, default=Path("."), help="the project (default .)")
+    p.add_argument("--asv-config", type=Path, help="asv.conf.json, relative to the project")
+    p.add_argument("--force", action="store_true", help="replace what exists (diff printed)")
+    p.add_argument("--no-workflows", action="store_true", help="write the policy only")
+    defaults = WorkflowOptions()
+    p.add_argument(
+        "--workflow-ref", default=defaults.ref, help=f"perfgate's ref (default {defaults.ref})"
+    )
+    p.add_argument("--perfgate", default="", help="pip's requirement for perfgate in CI")
+    p.add_argument(
+        "--runner-labels",
+        default=json.dumps(list(DEFAULT_LABELS)),
+        help="JSON list of the pinned runners' labels",
+    )
+    p.set_defaults(func=run_from_args)
+
+
+def _labels(text: str) -> tuple[str, ...]:
+    try:
+        labels = json.loads(text)
+    except json.JSONDecodeError:
+        labels = None
+    if not isinstance(labels, list) or not labels or not all(isinstance(x, str) for x in labels):
+        raise UserError(f"--runner-labels: expected a JSON list of labels, got {text!r}")
+    return tuple(labels)
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    """argparse -> `perfgate.adopt.init.init`, then the summary."""
+    workflow = WorkflowOptions(args.workflow_ref, args.perfgate, _labels(args.runner_labels))
+    options = InitOptions(args.repo, args.asv_config, args.force, not args.no_workflows, workflow)
+    _print(init(options))
+    if not args.no_workflows and not _SHA.fullmatch(workflow.ref):
+        print(
+            f"note: the workflows call gate.yml at {workflow.ref!r}, which can move: pin a "
+            "commit of it (--workflow-ref SHA; zizmor reports unpinned-uses until then)"
+        )
+    return EXIT_OK
+
+
+def _print(result: InitResult) -> None:
+    p = result.proposal
+    print(f"perfgate init: {p.asv_config}: {p.benchmark_count} benchmarks in "
+          f"{len(p.families)} families; blocking: {', '.join(p.blocking)}")  # fmt: skip
+    print(f"  build = {p.build.value!r} ({p.build.reason})")
+    print(f"  parity_command = {list(p.parity.value)} ({p.parity.reason})")
+    for diff in result.diffs:
+        print(diff, end="" if diff.endswith("\n") else "\n")
+    for path in result.written:
+        print(f"  wrote {path}")
+    if not result.written:
+        print("  nothing to write: the files already say this")
+    print("next: perfgate doctor; perfgate gate --base HEAD --head HEAD --quick")
