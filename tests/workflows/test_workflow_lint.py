@@ -154,6 +154,7 @@ def test_workflows_exist() -> None:
     assert {"ci.yml", "gate.yml", "perf-gate.yml", "perf-gate-fork.yml", "perf-history.yml"} <= (
         names
     )
+    assert "perf-gate-sim.yml" in names
 
 
 @pytest.mark.subprocess
@@ -224,7 +225,15 @@ def _steps(workflow: dict[str, object]) -> list[dict[str, object]]:
 
 
 @pytest.mark.parametrize(
-    "name", ["ci.yml", "gate.yml", "perf-gate.yml", "perf-gate-fork.yml", "perf-history.yml"]
+    "name",
+    [
+        "ci.yml",
+        "gate.yml",
+        "perf-gate.yml",
+        "perf-gate-fork.yml",
+        "perf-gate-sim.yml",
+        "perf-history.yml",
+    ],
 )
 def test_pins_and_credentials(name: str) -> None:
     text = (WORKFLOWS / name).read_text()
@@ -237,7 +246,8 @@ def test_pins_and_credentials(name: str) -> None:
             assert re.search(re.escape(uses) + r" # v\d", text), f"{uses}: add a '# vX' comment"
         if isinstance(uses, str) and uses.startswith("actions/checkout@"):
             assert step["with"]["persist-credentials"] is False
-    if name != "perf-gate-fork.yml":  # the one workflow whose file must come from the base
+    # the workflows whose file must come from the base: the fork gate and the sim gate
+    if name not in ("perf-gate-fork.yml", "perf-gate-sim.yml"):
         assert "pull_request_target" not in json.dumps(workflow[True])  # `on:` parses as True
 
 
@@ -566,3 +576,34 @@ def test_perf_history_confirms_on_each_pinned_runner_before_the_alerts() -> None
     # the stored history carries each commit's samples: the evidence of a short history
     (suites,) = [str(s["run"]) for s in bench["steps"] if s.get("name") == "Run the suites"]
     assert "--record-samples" in suites
+
+
+def test_sim_gate_design() -> None:
+    """The sim gate for every pull request, forks included: the base's workflow file and
+    tooling, the head fetched as data and run read-only in a network namespace (no cache
+    service, no secret), main's kernel cache restored and never saved, and a post job that
+    runs base code only and posts the gate's own files as `perfgate-sim`."""
+    workflow = yaml.safe_load((WORKFLOWS / "perf-gate-sim.yml").read_text())
+    assert workflow[True] == {
+        "pull_request_target": {"types": ["opened", "synchronize", "reopened"]}
+    }
+    sim, post = workflow["jobs"]["sim"], workflow["jobs"]["post"]
+    assert sim["runs-on"] == "ubuntu-latest" and sim["permissions"] == {"contents": "read"}
+    for job in (sim, post):
+        (checkout,) = [
+            s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@")
+        ]
+        assert checkout["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"
+    uses = [str(s.get("uses", "")) for s in sim["steps"]]
+    assert any(u.startswith("actions/cache/restore@") for u in uses)
+    assert not any(u.startswith("actions/cache@") for u in uses), "never save a cache here"
+    (gate,) = [s for s in sim["steps"] if "perfgate.cli gate" in str(s.get("run"))]
+    assert "unshare --net" in gate["run"] and "setpriv --reuid" in gate["run"]
+    assert "--digest-output" in gate["run"] and "'^sim_hot_slice\\.'" in gate["run"]
+    assert "refs/pull/" in json.dumps(sim) and "git checkout" not in json.dumps(sim)
+    assert post["permissions"] == {
+        "contents": "read", "pull-requests": "write", "statuses": "write"
+    }  # fmt: skip
+    (posting,) = [s for s in post["steps"] if "perfgate.cli post" in str(s.get("run"))]
+    assert "--context perfgate-sim" in posting["run"] and "--expect-digest" in posting["run"]
+    assert "secrets" not in json.dumps(workflow) and "head.ref" not in json.dumps(workflow)

@@ -99,22 +99,31 @@ def truncation_note(report_url: str | None, dropped: int) -> str:
     )
 
 
-def build_comment(markdown: str, report_url: str | None, limit: int = COMMENT_LIMIT) -> str:
-    """Comment body: the hidden marker (once), the report, shortened at a line break if too long.
+def marker_for(context: str) -> str:
+    """The hidden marker of the comment a status ``context`` keeps up to date: the gate's
+    (`MARKER`) for ``perfgate``, ``<!-- NAME-report -->`` for another (the sim job's)."""
+    return MARKER if context == STATUS_CONTEXT else f"<!-- {context}-report -->"
 
-    Reports rendered by perfgate already start with the marker; it is not repeated.
+
+def build_comment(
+    markdown: str, report_url: str | None, limit: int = COMMENT_LIMIT, marker: str = MARKER
+) -> str:
+    """Comment body: the hidden ``marker`` (once), the report, shortened at a line break if
+    too long.
+
+    Reports rendered by perfgate start with the gate's marker; it is replaced, not repeated.
     """
     text = markdown.rstrip()
     if text.startswith(MARKER):
         text = text[len(MARKER) :].lstrip("\n")
-    body = f"{MARKER}\n{text}\n"
+    body = f"{marker}\n{text}\n"
     if len(body) <= limit:
         return body
     note = truncation_note(report_url, len(body))  # the longest the count can print
     room = limit - len(note) - _CLOSERS_MAX
     keep = body[:room]
     cut = keep.rfind("\n")
-    keep = keep[:cut] if cut > len(MARKER) else keep
+    keep = keep[:cut] if cut > len(marker) else keep
     return keep + _closers(keep) + truncation_note(report_url, len(body) - len(keep))
 
 
@@ -161,10 +170,14 @@ class Poster:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
         author: str = DEFAULT_COMMENT_AUTHOR,
+        context: str = STATUS_CONTEXT,
     ) -> None:
         self.api = api
         self.policy = policy or RetryPolicy()
         self.author = author
+        #: the commit status this poster sets, and the comment it keeps (`marker_for`)
+        self.context = context
+        self.marker = marker_for(context)
         self.sleep = sleep
         self.clock = clock
 
@@ -177,25 +190,25 @@ class Poster:
         # comment counts: anyone may post the marker first, and editing theirs would put the
         # report under their name (for them to edit later), or fail for good on a 403.
         for comment in self.api.list_comments(number):
-            if comment.author == self.author and comment.body.lstrip().startswith(MARKER):
+            if comment.author == self.author and comment.body.lstrip().startswith(self.marker):
                 return self.api.edit_comment(comment.id, body), False
         return self.api.create_comment(number, body), True
 
     def upsert_comment(self, number: int, body: str) -> tuple[Comment, bool]:
         """Edit the comment carrying the marker, or create it; returns (comment, created)."""
-        if not body.startswith(MARKER):
+        if not body.startswith(self.marker):
             raise ValueError("comment body: expected to start with the marker (build_comment)")
         return self._retry("comment", lambda: self._upsert_once(number, body))
 
     def set_status(
         self, sha: str, state: CommitState, summary: str, target_url: str | None
     ) -> None:
-        """Create the ``perfgate`` commit status on ``sha``."""
+        """Create this poster's commit status (``perfgate`` by default) on ``sha``."""
         description = status_description(summary)
         self._retry(
             "status",
             lambda: self.api.create_status(
-                sha, state.value, description, target_url, STATUS_CONTEXT
+                sha, state.value, description, target_url, self.context
             ),
         )
 
@@ -223,7 +236,8 @@ class Poster:
     ) -> PostResult:
         """Post the report comment, then the status for ``verdict``."""
         state = state_for(verdict)
-        comment, created = self.upsert_comment(number, build_comment(markdown, report_url))
+        body = build_comment(markdown, report_url, marker=self.marker)
+        comment, created = self.upsert_comment(number, body)
         self.set_status(sha, state, summary, report_url)
         return PostResult(comment.id, created, state)
 

@@ -81,6 +81,27 @@ def test_first_post_creates_comment_and_status(server: FakeServer, tmp_path: Pat
     ]
 
 
+def test_another_context_keeps_its_own_status_and_comment(
+    server: FakeServer, tmp_path: Path
+) -> None:
+    """The hosted sim job posts as `perfgate-sim`: its own status and its own sticky
+    comment (its own marker), beside the gate's, neither touching the other."""
+    assert post(server, write_report(tmp_path / "gate")) == 0
+    sim_md = MARKER + "\n" + SAMPLE_MD.replace("same", "sim same")
+    sim = write_report(tmp_path / "sim", markdown=sim_md)
+    assert post(server, sim, context="perfgate-sim") == 0
+    assert post(server, sim, context="perfgate-sim") == 0
+    bodies = sorted(c["body"] for c in server.fake.comments.values())
+    assert len(bodies) == 2 and bodies[0].startswith("<!-- perfgate-report -->")
+    assert bodies[1].startswith("<!-- perfgate-sim-report -->") and MARKER not in bodies[1]
+    contexts = [s["context"] for s in server.fake.statuses]
+    assert contexts == ["perfgate", "perfgate-sim", "perfgate-sim"]
+    parser = argparse.ArgumentParser()
+    post_cmd.add_parser(parser.add_subparsers())
+    with pytest.raises(SystemExit):
+        parser.parse_args(["post", "--pr", "1", "--context", "Perfgate Sim"])
+
+
 def test_cli_run_twice_edits_the_one_comment(server: FakeServer, tmp_path: Path) -> None:
     """The demo: `perfgate post --pr 1 --report-dir DIR` twice -> one comment, two statuses."""
     env = {**os.environ, **actions_env(server)}

@@ -88,3 +88,12 @@ def test_sim_thresholds_default_to_the_family_and_follow_the_table() -> None:
     assert config.sim_threshold_for("sim_hot.X.track_cycles") == 0.02
     assert config.sim_threshold_for("sim_big.X.track_cycles") == 0.05
     assert config.sim.tolerance == 0.001 and config.sim.target == "auto"
+
+
+def test_a_shard_of_the_wall_clocks_gate_counts_nothing_and_needs_no_valgrind() -> None:
+    """The sharded gate on pinned runners measures with the wall clock; the sim instrument
+    has its own hosted job, so a shard neither counts nor asks for valgrind."""
+    config = parse_config({"instruments": ["wall", "sim"], "sim": SIM})
+    shard = resolve(config, (), quick=False, valgrind=None, shard=True)
+    assert shard.wall and not shard.sim and shard.sim_bench == ()
+    assert "perf-gate-sim.yml" in shard.note

@@ -19,12 +19,13 @@ by @user", noted in the comment, and written to ``--acceptance-record`` for the 
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 from typing import Any
 
 from perfgate.acceptance import ACCEPT_LABEL
 from perfgate.errors import UserError
-from perfgate.github import DEFAULT_COMMENT_AUTHOR
+from perfgate.github import DEFAULT_COMMENT_AUTHOR, STATUS_CONTEXT
 from perfgate.pipeline.publish import AcceptOptions, post_pending, post_report
 
 
@@ -64,6 +65,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "differ, or an empty digest, are posted as an error instead",
     )
     parser.add_argument(
+        "--context",
+        type=_context,
+        default=STATUS_CONTEXT,
+        help=f"the commit status to set and the comment to keep (default {STATUS_CONTEXT}; "
+        "e.g. perfgate-sim for the hosted sim job, whose comment is its own)",
+    )
+    parser.add_argument(
         "--pending", action="store_true", help="only set the status to pending (gate running)"
     )
     parser.add_argument(
@@ -96,4 +104,14 @@ def run_from_args(args: argparse.Namespace) -> int:
         comment_author=args.comment_author,
         accept=accept,
         expect_digest=args.expect_digest,
+        context=args.context,
     )
+
+
+def _context(text: str) -> str:
+    """A commit status context: lowercase letters, digits and dashes, starting with a letter."""
+    if not re.fullmatch(r"[a-z][a-z0-9-]{0,38}", text):
+        raise argparse.ArgumentTypeError(
+            f"expected a status name of lowercase letters, digits and dashes, got {text!r}"
+        )
+    return text

@@ -275,7 +275,9 @@ def build_settings(
     # what gets measured
     exports = run_dir / "exports"
     # an explicit `sim` without valgrind is a UserError (exit 3) naming the install command
-    chosen = instruments.resolve(config, opts.bench, opts.quick, valgrind, client.supported())
+    chosen = instruments.resolve(
+        config, opts.bench, opts.quick, valgrind, client.supported(), opts.shard is not None
+    )
     return GateSettings(
         repo=repo,
         base=base,

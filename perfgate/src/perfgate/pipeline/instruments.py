@@ -89,12 +89,23 @@ def _checked(regexes: tuple[str, ...], what: str) -> tuple[str, ...]:
     return regexes
 
 
-def _sim_state(config: GateConfig, valgrind: str | None, supported: bool) -> tuple[bool, str]:
+#: Why a shard counts nothing with the simulator.
+SHARD_NOTE = (
+    "sim instrument: not in a shard of the wall clock's gate (the sim instrument needs no "
+    "pinned runner: perf-gate-sim.yml counts it on a hosted runner)"
+)
+
+
+def _sim_state(
+    config: GateConfig, valgrind: str | None, supported: bool, shard: bool
+) -> tuple[bool, str]:
     """(sim on, note): explicit ``sim`` without valgrind (or off x86-64) raises."""
     explicit = config.instruments is not None
     wanted = "sim" in (config.instruments or ("wall", "sim"))
     if not wanted:
         return False, "sim instrument: off ([tool.perfgate] instruments)"
+    if shard:
+        return False, SHARD_NOTE
     problem = None
     if not supported:
         problem = "the sim instrument needs x86-64 Linux"
@@ -113,10 +124,12 @@ def resolve(
     quick: bool,
     valgrind: str | None,
     supported: bool = True,
+    shard: bool = False,
 ) -> Instruments:
     """The run's instruments: ``bench`` is ``--bench`` (empty: the configured selections),
-    ``valgrind`` the installed version (None: not installed)."""
-    sim, note = _sim_state(config, valgrind, supported)
+    ``valgrind`` the installed version (None: not installed); a ``shard`` of the sharded
+    gate measures with the wall clock only."""
+    sim, note = _sim_state(config, valgrind, supported, shard)
     wall = "wall" in (config.instruments or ("wall", "sim"))
     family = config.sim.bench
     if bench:

@@ -25,11 +25,13 @@ from perfgate.formats import report_files
 from perfgate.formats.report_files import ReportFiles
 from perfgate.github import (
     DEFAULT_COMMENT_AUTHOR,
+    STATUS_CONTEXT,
     GitHubApi,
     GitHubApiError,
     Poster,
     build_comment,
     client_from_env,
+    marker_for,
     status_description,
 )
 from perfgate.pipeline import render
@@ -77,23 +79,21 @@ def _load(
 
 
 def _planned_post(
-    report: ReportFiles | None, report_url: str | None
+    report: ReportFiles | None, report_url: str | None, marker: str
 ) -> tuple[CommitState, str, str]:
     """(state, summary, comment body) for ``report``; a missing report is an error."""
     if report is None:
         summary = "perfgate: the gate report could not be read"
-        return (
-            CommitState.ERROR,
-            summary,
-            build_comment(f"**perfgate error:** {summary}.", report_url),
-        )
-    return state_for(report.verdict), report.summary, build_comment(report.markdown, report_url)
+        text = f"**perfgate error:** {summary}."
+        return CommitState.ERROR, summary, build_comment(text, report_url, marker=marker)
+    body = build_comment(report.markdown, report_url, marker=marker)
+    return state_for(report.verdict), report.summary, body
 
 
 def _print_dry_run(
-    out: TextIO, pr: int, sha: str | None, body: str, state: str, desc: str
+    out: TextIO, pr: int, sha: str | None, body: str, state: str, desc: str, context: str
 ) -> None:
-    out.write(f"[dry-run] status on {sha or '<no sha>'}: perfgate = {state}: {desc}\n")
+    out.write(f"[dry-run] status on {sha or '<no sha>'}: {context} = {state}: {desc}\n")
     out.write(f"[dry-run] sticky comment on #{pr} ({len(body)} characters):\n{body}")
 
 
@@ -112,10 +112,12 @@ def post_report(
     out: TextIO | None = None,
     accept: AcceptOptions | None = None,
     expect_digest: str | None = None,
+    context: str = STATUS_CONTEXT,
 ) -> int:
     """Post the report in ``report_dir``; 0 posted, 3 not (see ``perfgate post``).
 
     ``expect_digest``: the gate's report digest; other files are posted as an error.
+    ``context``: the commit status set and the comment kept (`github.marker_for`).
     """
     env = os.environ if env is None else env
     out = sys.stdout if out is None else out
@@ -123,16 +125,17 @@ def post_report(
     redactor = Redactor.from_env(env, (env.get("GITHUB_TOKEN", ""),))
     report = _redacted(_load(report_dir, sha, redactor, expect_digest), redactor)
     report_url = redactor.text(report_url) if report_url else report_url
-    state, summary, body = _planned_post(report, report_url)
+    state, summary, body = _planned_post(report, report_url, marker_for(context))
     if dry_run:
-        _print_dry_run(out, pr, sha, body, state.value, status_description(summary))
+        desc = status_description(summary)
+        _print_dry_run(out, pr, sha, body, state.value, desc, context)
         return EXIT_OK if report is not None else EXIT_ERROR
     if not sha:
         LOG.error("perfgate post: no head SHA; pass --sha or set GITHUB_SHA")
         return EXIT_ERROR
     try:
         author = comment_author or env.get("PERFGATE_COMMENT_AUTHOR") or DEFAULT_COMMENT_AUTHOR
-        poster = Poster(api or client_from_env(env), policy, sleep, author=author)
+        poster = Poster(api or client_from_env(env), policy, sleep, author=author, context=context)
     except ValueError as exc:
         LOG.error("perfgate post: %s", redactor.text(str(exc)))
         return EXIT_ERROR
