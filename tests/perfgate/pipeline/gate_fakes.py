@@ -209,11 +209,17 @@ class FakeSim:
 
     def __init__(self, versions: Sequence[str] = ("sim-1", "sim-1", "sim-1")) -> None:
         self.runs: list[list[tuple[str, str]]] = []
+        #: the native-only runs that prepared each side (PERFGATE_SIM_PASS=native)
+        self.prepared: list[tuple[str, str]] = []
         self.versions = list(versions)
 
     def __call__(
         self, settings: GateSettings, runs: Sequence[tuple[str, Path]], bench: Sequence[str]
     ) -> list[SideRun]:
+        if settings.env.get("PERFGATE_SIM_PASS") == "native":  # prepares, counts nothing
+            self.prepared += [(side, folder.name) for side, folder in runs]
+            suite = parse_benchmarks(sim_benchmarks_json(self.versions[0]))
+            return [SideRun({}, suite) for _ in runs]
         self.runs.append([(side, folder.name) for side, folder in runs])
         order = [folder for _side, folder in RUNS]  # base, head, base again
         return [

@@ -59,6 +59,7 @@ def test_aa_counts_the_base_twice_and_passes(tmp_path: Path) -> None:
     sim = FakeSim()
     assert _gate(repo, base, base, sim) == 0
     assert sim.runs == [[("base", "sim-base-1"), ("head", "sim-head-1"), ("base", "sim-base-2")]]
+    assert sim.prepared == [("base", "sim-prep-base"), ("head", "sim-prep-head")]  # first
     (case,) = _sim_cases(repo)
     assert case["verdict"] == "unchanged" and case["ratio"] == 1.0
     seen = {v["case"]: v for v in _verdict(repo)["visibility"]}

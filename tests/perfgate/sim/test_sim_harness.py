@@ -89,3 +89,17 @@ def test_only_the_selected_cases_are_counted(toy: type, monkeypatch: pytest.Monk
     assert suite.track_instructions(measured, 2) == measured[(2,)]["instructions"]
     with pytest.raises(NotImplementedError, match="not selected"):
         suite.track_cycles(measured, 1)
+
+
+def test_a_native_only_pass_prepares_and_counts_nothing(
+    toy: type, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PERFGATE_SIM_PASS=native (the gate's preparing runs): every case built and called
+    natively, none counted (a skip), a broken case still a failure."""
+    from perfgate.sim.harness import PREPARED
+
+    monkeypatch.setenv("PERFGATE_SIM_PASS", "native")
+    measured = toy().measure_cases()
+    assert measured[(1,)] == {"skip": PREPARED} == measured[(2,)]
+    assert measured[(3,)] == {"skip": "no case 3 at this commit"}
+    assert "case 4 is broken" in measured[(4,)]["error"]

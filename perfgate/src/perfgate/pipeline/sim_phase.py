@@ -25,6 +25,8 @@ from perfgate.sim.figures import DECISIVE
 
 #: (side, folder) of the three runs; the folder names have one length on purpose
 RUNS = (("base", "sim-base-1"), ("head", "sim-head-1"), ("base", "sim-base-2"))
+#: the native-only runs that prepare the base and the head, one after the other
+PREPARE = (("base", "sim-prep-base"), ("head", "sim-prep-head"))
 
 SimRunner = Callable[[GateSettings, Sequence[tuple[str, Path]], Sequence[str]], list[SideRun]]
 """(settings, [(side, folder), ...], --bench regexes) -> one `SideRun` per run, in order."""
@@ -82,9 +84,10 @@ def run_sim_phase(
     runs = [(side, settings.run_dir / folder) for side, folder in RUNS]
     first = runs if not checks else runs[:2]
     started = time.monotonic()
-    what = "the base twice and the head once" if len(first) == 3 else "the base and the head"
-    log(f"sim: counting {what} under callgrind, all at once")
     try:
+        prepare(s, bench, log, runner)
+        what = "the base twice and the head once" if len(first) == 3 else "the base and the head"
+        log(f"sim: counting {what} under callgrind, all at once")
         done = list(runner(s, first, bench))
     except NothingSelected:
         log(f"sim: the suite has no benchmark for {list(bench)}; nothing to count")
@@ -100,6 +103,19 @@ def run_sim_phase(
     for (side, _folder), run in zip(runs, done, strict=False):
         environments.setdefault(side, set()).add(run.env_name)
     return SimMeasured(base, head, again, seconds, environments)
+
+
+def prepare(
+    settings: GateSettings, bench: Sequence[str], log: Callable[[str], None], runner: SimRunner
+) -> None:
+    """The native pass of the base, then of the head, before any count: every kernel the
+    counting runs load is compiled and cached once, by one process at a time. Counting runs
+    that each compiled what they missed, at the same time, loaded different code (a fresh
+    clone's base counted twice came out 0.2-5% apart; with the kernels prepared, identical)."""
+    log("sim: preparing the base and the head (kernels compiled and cached, natively)")
+    native = replace(settings, env={**settings.env, "PERFGATE_SIM_PASS": "native"})
+    for side, folder in PREPARE:
+        runner(native, [(side, settings.run_dir / folder)], bench)
 
 
 def unchecked(base: Mapping[CaseKey, Measurement], checks: Mapping[CaseKey, SimCheck]) -> bool:

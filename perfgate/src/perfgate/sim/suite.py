@@ -22,11 +22,13 @@ skips (NotImplementedError) is skipped, a case that fails is a failure, as in an
 benchmark; valgrind missing fails every case with the install command (never a silent skip).
 
 The gate passes the ``--bench`` regexes of an asv run in ``PERFGATE_BENCH`` (a JSON list), so
-the harness measures only the cases that run selects, and the JIT target mode in
-``PERFGATE_SIM_TARGET``. The benchmarks' asv ``version`` digests this package's measuring
-code, the cost model, the simulated caches, valgrind's version and the target mode: figures
-taken under different ones are never compared (asv and perfgate treat a version change as
-"not comparable").
+the harness measures only the cases that run selects, the JIT target mode in
+``PERFGATE_SIM_TARGET``, and ``PERFGATE_SIM_PASS=native`` for a run that only prepares (the
+native pass: every kernel compiled and cached before the counting runs start, so none of
+them compiles anything and they all load the same code). The benchmarks' asv ``version``
+digests this package's measuring code, the cost model, the simulated caches, valgrind's
+version and the target mode: figures taken under different ones are never compared (asv
+and perfgate treat a version change as "not comparable").
 """
 
 from __future__ import annotations
@@ -137,7 +139,10 @@ class SimBenchmark:
             tuple(cls.sim_weights),
             cls.sim_warmup,
         )
-        outcome = harness.measure(spec, target_mode=cls.target_mode, timeout_s=cls.timeout)
+        native_only = os.environ.get("PERFGATE_SIM_PASS") == "native"
+        outcome = harness.measure(
+            spec, target_mode=cls.target_mode, timeout_s=cls.timeout, native_only=native_only
+        )
         out: dict[tuple[Any, ...], dict[str, Any]] = {}
         for case in cases:
             if case.id in outcome.events:
