@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -50,3 +51,29 @@ def test_a_family_must_define_its_own_setup_cache() -> None:
     )
     assert DECISIVE in FIGURES and callable(Own.track_cycles)
     assert Own.track_cycles.unit == "cycles"  # type: ignore[attr-defined]
+
+
+def test_asv_discovers_a_family_but_never_the_imported_base(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """asv collects every public class of a benchmark module, imported ones too: the base
+    (abstract) must not become a benchmark whose ``track_*`` asv cannot call (``asv check``
+    failed on it)."""
+    from asv_runner.discovery import disc_benchmarks
+
+    bench = tmp_path / "toybench"
+    bench.mkdir()
+    (bench / "__init__.py").write_text("")
+    (bench / "sim_toy.py").write_text(
+        "from perfgate.sim.suite import SimBenchmark\n\n"
+        "class SimToy(SimBenchmark):\n"
+        "    params = ([1, 2],)\n"
+        "    def setup_cache(self):\n"
+        "        return {}\n\n"
+        "    @staticmethod\n"
+        "    def sim_case(n):\n"
+        "        return lambda: n\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    names = sorted(b.name for b in disc_benchmarks(str(bench)))
+    assert names == sorted(f"sim_toy.SimToy.{n}" for n in FIGURES)

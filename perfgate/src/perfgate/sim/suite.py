@@ -33,6 +33,7 @@ and perfgate treat a version change as "not comparable").
 
 from __future__ import annotations
 
+import abc
 import hashlib
 import itertools
 import json
@@ -82,9 +83,12 @@ def _installed_valgrind() -> str:
         return "missing"
 
 
-class SimBenchmark:
+class SimBenchmark(abc.ABC):
     """Base of a simulated family: subclasses set ``params``/``param_names``, define
-    ``setup_cache`` (``return self.measure_cases()``) and a static ``sim_case``."""
+    ``setup_cache`` (``return self.measure_cases()``) and a static ``sim_case``.
+
+    Abstract (``sim_case``) so that asv, which collects every public class of a benchmark
+    module, imported ones included, never takes this base for a benchmark of its own."""
 
     params: ClassVar[Any] = ()
     param_names: ClassVar[Sequence[str]] = ()
@@ -106,9 +110,9 @@ class SimBenchmark:
             )
 
     @staticmethod
+    @abc.abstractmethod
     def sim_case(*params: Any) -> Callable[[], object]:
         """Build one case (never counted) and return one call of it."""
-        raise NotImplementedError("a SimBenchmark subclass defines sim_case")
 
     def _combinations(self) -> list[tuple[Any, ...]]:
         if not self.params:
