@@ -411,3 +411,20 @@ def load_commit(
     if not same_commit(result.commit_hash, sha):
         raise ResultFileError(files[0].path, f"commit_hash {result.commit_hash} is not {sha}")
     return result
+
+
+def merged_result(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, Any]:
+    """One result document holding the benchmarks of two runs of one commit, environment
+    and column layout (a gate's wall-clock round and its sim count: asv writes one file per
+    commit and environment, so two runs' files share a name). ``first`` wins where both
+    have a benchmark or a duration; anything else differing is a `UserError`."""
+    for key in ("commit_hash", "env_name", "result_columns"):
+        if first.get(key) != second.get(key):
+            raise UserError(
+                f"cannot merge asv results of different {key}: "
+                f"{first.get(key)!r} and {second.get(key)!r}"
+            )
+    out = dict(first)
+    out["results"] = {**second.get("results", {}), **first.get("results", {})}
+    out["durations"] = {**second.get("durations", {}), **first.get("durations", {})}
+    return out
