@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -77,3 +78,28 @@ def test_asv_discovers_a_family_but_never_the_imported_base(
     monkeypatch.syspath_prepend(str(tmp_path))
     names = sorted(b.name for b in disc_benchmarks(str(bench)))
     assert names == sorted(f"sim_toy.SimToy.{n}" for n in FIGURES)
+
+
+def test_a_case_not_counted_is_skipped_never_failed() -> None:
+    """asv reports a plain NotImplementedError raised by a benchmark as a failure (only one
+    raised by setup is a skip): a case the run did not select (PERFGATE_BENCH) or the suite
+    skipped must be asv's SkipNotImplemented, or `asv run` of every suite exits non-zero."""
+    from asv_runner.benchmarks.mark import SkipNotImplemented
+
+    class Toy(suite.SimBenchmark):
+        params = ([1, 2, 3],)
+
+        def setup_cache(self) -> dict[object, object]:
+            return {}
+
+        @staticmethod
+        def sim_case(n: int) -> Callable[[], object]:
+            return lambda: n
+
+    cache = {(1,): {"cycles": 5.0}, (2,): {"skip": "no such profile"}}
+    assert Toy().track_cycles(cache, 1) == 5.0
+    for n, why in ((2, "no such profile"), (3, "not selected")):
+        with pytest.raises(SkipNotImplemented, match=why):
+            Toy().track_cycles(cache, n)
+    with pytest.raises(RuntimeError, match="sim case failed"):
+        Toy().track_cycles({(1,): {"error": "boom"}}, 1)

@@ -18,7 +18,9 @@ A project writes one subclass per family (see ``benchmarks/sim_hot_slice.py``)::
 every selected case); the ``track_*`` benchmarks then read their case's figure per call:
 ``track_cycles`` (the cost model's estimate, which the gate decides on) and the events behind
 it, ``track_instructions``, ``track_l1_misses`` and ``track_ll_misses``. A case the suite
-skips (NotImplementedError) is skipped, a case that fails is a failure, as in any asv
+skips (NotImplementedError), and a case the run's ``PERFGATE_BENCH`` did not select, is
+skipped (asv's ``SkipNotImplemented``: a skipped result, not a failure); a case that fails
+is a failure, as in any asv
 benchmark; valgrind missing fails every case with the install command (never a silent skip).
 
 The gate passes the ``--bench`` regexes of an asv run in ``PERFGATE_BENCH`` (a JSON list), so
@@ -43,6 +45,8 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
+
+from asv_runner.benchmarks.mark import SkipNotImplemented
 
 from perfgate.errors import UserError
 from perfgate.sim import callgrind, cost, harness
@@ -165,9 +169,9 @@ class SimBenchmark(abc.ABC):
     ) -> float:
         entry = cache.get(tuple(params))
         if entry is None:
-            raise NotImplementedError("not selected for this run (PERFGATE_BENCH)")
+            raise SkipNotImplemented("not selected for this run (PERFGATE_BENCH)")
         if "skip" in entry:
-            raise NotImplementedError(entry["skip"])
+            raise SkipNotImplemented(entry["skip"])
         if "error" in entry:
             raise RuntimeError(f"sim case failed:\n{entry['error']}")
         return float(entry[FIGURES[benchmark][0]])
