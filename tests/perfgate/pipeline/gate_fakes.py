@@ -24,6 +24,8 @@ from perfgate.pipeline.discover import asv_discover
 from perfgate.pipeline.hooks import Hooks
 from perfgate.pipeline.side_run import SideRun
 from perfgate.pipeline.sim_phase import RUNS, SimRunner
+from perfgate.secrets import child_environment
+from perfgate.sim.harness import PREPARE_VARIABLE
 
 BENCH = "suite.Kernel.time_run"
 CASES = {
@@ -209,14 +211,15 @@ class FakeSim:
 
     def __init__(self, versions: Sequence[str] = ("sim-1", "sim-1", "sim-1")) -> None:
         self.runs: list[list[tuple[str, str]]] = []
-        #: the native-only runs that prepared each side (PERFGATE_SIM_PASS=native)
+        #: the native-only runs that prepared each side (PERFGATE_SIM_PREPARE=1)
         self.prepared: list[tuple[str, str]] = []
         self.versions = list(versions)
 
     def __call__(
         self, settings: GateSettings, runs: Sequence[tuple[str, Path]], bench: Sequence[str]
     ) -> list[SideRun]:
-        if settings.env.get("PERFGATE_SIM_PASS") == "native":  # prepares, counts nothing
+        seen = child_environment(settings.env)  # what the suite's process is given
+        if seen.get(PREPARE_VARIABLE) == "1":  # prepares, counts nothing
             self.prepared += [(side, folder.name) for side, folder in runs]
             suite = parse_benchmarks(sim_benchmarks_json(self.versions[0]))
             return [SideRun({}, suite) for _ in runs]

@@ -94,12 +94,24 @@ def test_only_the_selected_cases_are_counted(toy: type, monkeypatch: pytest.Monk
 def test_a_native_only_pass_prepares_and_counts_nothing(
     toy: type, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """PERFGATE_SIM_PASS=native (the gate's preparing runs): every case built and called
+    """PERFGATE_SIM_PREPARE=1 (the gate's preparing runs): every case built and called
     natively, none counted (a skip), a broken case still a failure."""
-    from perfgate.sim.harness import PREPARED
+    from perfgate.sim.harness import PREPARE_VARIABLE, PREPARED
 
-    monkeypatch.setenv("PERFGATE_SIM_PASS", "native")
+    monkeypatch.setenv(PREPARE_VARIABLE, "1")
     measured = toy().measure_cases()
     assert measured[(1,)] == {"skip": PREPARED} == measured[(2,)]
     assert measured[(3,)] == {"skip": "no case 3 at this commit"}
     assert "case 4 is broken" in measured[(4,)]["error"]
+
+
+def test_the_variables_a_sim_run_reads_reach_its_process() -> None:
+    """Every child gets an allow-list environment without secrets (names with PASS, KEY,
+    TOKEN, ...): a variable the sim suite reads must survive it (PERFGATE_SIM_PASS did not,
+    so the gate's preparing runs counted every case under valgrind)."""
+    from perfgate.secrets import child_environment
+    from perfgate.sim.harness import PREPARE_VARIABLE
+
+    names = (PREPARE_VARIABLE, "PERFGATE_BENCH", "PERFGATE_SIM_TARGET")
+    seen = child_environment({name: "1" for name in names})
+    assert set(names) <= set(seen)

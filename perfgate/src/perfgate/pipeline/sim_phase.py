@@ -22,6 +22,7 @@ from perfgate.model import CaseKey, Measurement
 from perfgate.pipeline.context import GateSettings
 from perfgate.pipeline.side_run import NothingSelected, SideRun, run_sides_together
 from perfgate.sim.figures import DECISIVE
+from perfgate.sim.harness import PREPARE_VARIABLE
 
 #: (side, folder) of the three runs; the folder names have one length on purpose
 RUNS = (("base", "sim-base-1"), ("head", "sim-head-1"), ("base", "sim-base-2"))
@@ -113,7 +114,7 @@ def prepare(
     that each compiled what they missed, at the same time, loaded different code (a fresh
     clone's base counted twice came out 0.2-5% apart; with the kernels prepared, identical)."""
     log("sim: preparing the base and the head (kernels compiled and cached, natively)")
-    native = replace(settings, env={**settings.env, "PERFGATE_SIM_PASS": "native"})
+    native = replace(settings, env={**settings.env, PREPARE_VARIABLE: "1"})
     for side, folder in PREPARE:
         runner(native, [(side, settings.run_dir / folder)], bench)
 

@@ -33,6 +33,11 @@ SINGLE_THREAD_ENV = {
 }
 
 
+#: The variable that makes a sim suite's run only prepare (its native pass, nothing counted;
+#: see `perfgate.sim.suite`). Its name must pass `perfgate.secrets.child_environment`: a
+#: name with PASS, KEY, TOKEN, ... in it is dropped from every child as a secret.
+PREPARE_VARIABLE = "PERFGATE_SIM_PREPARE"
+
 #: What a case of a native-only pass says (`measure`'s ``native_only``).
 PREPARED = "prepared: built and called natively (its kernels compiled and cached), not counted"
 

@@ -25,7 +25,7 @@ benchmark; valgrind missing fails every case with the install command (never a s
 
 The gate passes the ``--bench`` regexes of an asv run in ``PERFGATE_BENCH`` (a JSON list), so
 the harness measures only the cases that run selects, the JIT target mode in
-``PERFGATE_SIM_TARGET``, and ``PERFGATE_SIM_PASS=native`` for a run that only prepares (the
+``PERFGATE_SIM_TARGET``, and ``PERFGATE_SIM_PREPARE=1`` for a run that only prepares (the
 native pass: every kernel compiled and cached before the counting runs start, so none of
 them compiles anything and they all load the same code). The benchmarks' asv ``version``
 digests this package's measuring code, the cost model, the simulated caches, valgrind's
@@ -147,7 +147,7 @@ class SimBenchmark(abc.ABC):
             tuple(cls.sim_weights),
             cls.sim_warmup,
         )
-        native_only = os.environ.get("PERFGATE_SIM_PASS") == "native"
+        native_only = os.environ.get(harness.PREPARE_VARIABLE) == "1"
         outcome = harness.measure(
             spec, target_mode=cls.target_mode, timeout_s=cls.timeout, native_only=native_only
         )
