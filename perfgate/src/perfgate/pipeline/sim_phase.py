@@ -109,14 +109,16 @@ def run_sim_phase(
 def prepare(
     settings: GateSettings, bench: Sequence[str], log: Callable[[str], None], runner: SimRunner
 ) -> None:
-    """The native pass of the base, then of the head, before any count: every kernel the
-    counting runs load is compiled and cached once, by one process at a time. Counting runs
-    that each compiled what they missed, at the same time, loaded different code (a fresh
-    clone's base counted twice came out 0.2-5% apart; with the kernels prepared, identical)."""
-    log("sim: preparing the base and the head (kernels compiled and cached, natively)")
-    native = replace(settings, env={**settings.env, PREPARE_VARIABLE: "1"})
-    for side, folder in PREPARE:
-        runner(native, [(side, settings.run_dir / folder)], bench)
+    """One run of the base and one of the head, together, before any count: each builds and
+    calls every case natively (what the JIT's cache lacks is compiled and cached) and under
+    valgrind, and reports nothing. Measured on this 2-core VM: without it a fresh clone's
+    base counted twice came out 0.2-5% apart (motion_tracking cases); with a native pass
+    alone, one gate run in two had its second base count 0.3-1.9% off the first; with both
+    passes, every counting run of three gate runs (base twice and head, two commits) agreed
+    exactly. The cause of the flips is not known; the determinism check still refuses one."""
+    log("sim: preparing the base and the head (each case built and called once, not counted)")
+    prepare_env = replace(settings, env={**settings.env, PREPARE_VARIABLE: "1"})
+    runner(prepare_env, [(side, settings.run_dir / folder) for side, folder in PREPARE], bench)
 
 
 def unchecked(base: Mapping[CaseKey, Measurement], checks: Mapping[CaseKey, SimCheck]) -> bool:

@@ -33,13 +33,13 @@ SINGLE_THREAD_ENV = {
 }
 
 
-#: The variable that makes a sim suite's run only prepare (its native pass, nothing counted;
-#: see `perfgate.sim.suite`). Its name must pass `perfgate.secrets.child_environment`: a
+#: The variable that makes a sim suite's run only prepare (both passes run, nothing is
+#: reported; see `perfgate.sim.suite`). Its name must pass `perfgate.secrets.child_environment`: a
 #: name with PASS, KEY, TOKEN, ... in it is dropped from every child as a secret.
 PREPARE_VARIABLE = "PERFGATE_SIM_PREPARE"
 
-#: What a case of a native-only pass says (`measure`'s ``native_only``).
-PREPARED = "prepared: built and called natively (its kernels compiled and cached), not counted"
+#: What a case of a preparing run says (`measure`'s ``prepare_only``).
+PREPARED = "prepared: built and called natively and under valgrind, not reported"
 
 
 class SimRunError(UserError):
@@ -130,12 +130,12 @@ def measure(
     target_mode: str = "auto",
     timeout_s: float = 3600.0,
     python: str = sys.executable,
-    native_only: bool = False,
+    prepare_only: bool = False,
 ) -> SimOutcome:
     """The counts of every case of ``spec`` (see the module); `ValgrindMissing` when
-    valgrind is not installed, `SimRunError` when a pass fails as a whole. ``native_only``:
-    the native pass alone (it compiles what the JIT's cache lacks), every case then
-    "skipped", nothing counted."""
+    valgrind is not installed, `SimRunError` when a pass fails as a whole. ``prepare_only``:
+    both passes run and nothing is reported (every case that ran is "skipped"): the gate
+    prepares each side so before its counting runs (`perfgate.pipeline.sim_phase.prepare`)."""
     version = callgrind.valgrind_version()
     base_env = dict(os.environ if env is None else env)
     jit = target.resolve(target_mode, python, base_env)
@@ -149,13 +149,11 @@ def measure(
         (work / "status.json").unlink()
         if native.get("on_valgrind"):
             raise SimRunError("sim: the native pass says it runs under valgrind")
-        if native_only:
-            prepared = {c: {"state": "skipped", "message": PREPARED} for c in native["cases"]}
-            states = {
-                c: s if s["state"] != "ok" else prepared[c] for c, s in native["cases"].items()
-            }
-            return _outcome(spec, states, {}, {})
         tail = _run(callgrind.command(work, argv), child_env, timeout_s, "simulated")
+        if prepare_only:
+            prepared = {"state": "skipped", "message": PREPARED}
+            states = {c: s if s["state"] != "ok" else prepared for c, s in native["cases"].items()}
+            return _outcome(spec, states, {}, {})
         simulated = _status(work / "status.json", "simulated", tail)
         if not simulated.get("on_valgrind"):
             raise SimRunError(f"sim: the simulated pass did not run under valgrind:\n{tail}")

@@ -25,12 +25,11 @@ benchmark; valgrind missing fails every case with the install command (never a s
 
 The gate passes the ``--bench`` regexes of an asv run in ``PERFGATE_BENCH`` (a JSON list), so
 the harness measures only the cases that run selects, the JIT target mode in
-``PERFGATE_SIM_TARGET``, and ``PERFGATE_SIM_PREPARE=1`` for a run that only prepares (the
-native pass: every kernel compiled and cached before the counting runs start, so none of
-them compiles anything and they all load the same code). The benchmarks' asv ``version``
-digests this package's measuring code, the cost model, the simulated caches, valgrind's
-version and the target mode: figures taken under different ones are never compared (asv
-and perfgate treat a version change as "not comparable").
+``PERFGATE_SIM_TARGET``, and ``PERFGATE_SIM_PREPARE=1`` for a run that only prepares
+(both passes run, nothing is reported: `perfgate.pipeline.sim_phase.prepare`). The
+benchmarks' asv ``version`` digests this package's measuring code, the cost model, the
+simulated caches, valgrind's version and the target mode: figures taken under different
+ones are never compared (asv and perfgate treat a version change as "not comparable").
 """
 
 from __future__ import annotations
@@ -147,9 +146,9 @@ class SimBenchmark(abc.ABC):
             tuple(cls.sim_weights),
             cls.sim_warmup,
         )
-        native_only = os.environ.get(harness.PREPARE_VARIABLE) == "1"
+        prepare_only = os.environ.get(harness.PREPARE_VARIABLE) == "1"
         outcome = harness.measure(
-            spec, target_mode=cls.target_mode, timeout_s=cls.timeout, native_only=native_only
+            spec, target_mode=cls.target_mode, timeout_s=cls.timeout, prepare_only=prepare_only
         )
         out: dict[tuple[Any, ...], dict[str, Any]] = {}
         for case in cases:
