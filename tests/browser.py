@@ -9,15 +9,19 @@ installs them where missing); a fresh profile folder per browser, no network ser
 from __future__ import annotations
 
 import base64
+import contextlib
+import os
 import shutil
 import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import pytest
 import requests
 
 FLAGS = (
@@ -38,6 +42,24 @@ def missing() -> str | None:
         if shutil.which(tool) is None:
             return f"{tool} is not installed: apt-get install -y chromium chromium-driver"
     return None
+
+
+def screenshot_dir(default: Path) -> Path:
+    """Where a test keeps its screenshots: ``PERFGATE_SCREENSHOTS`` when set, else
+    ``default`` (pytest's tmp_path); created."""
+    folder = Path(os.environ.get("PERFGATE_SCREENSHOTS", default))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@contextlib.contextmanager
+def session(width: int, height: int) -> Iterator[Browser]:
+    """A `Browser` of that window size; the test fails (never skips) where none can run."""
+    why = missing()
+    if why is not None:
+        pytest.fail(f"{why} (make test-slow installs them)")
+    with Browser(width, height) as b:
+        yield b
 
 
 def _free_port() -> int:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import http.server
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -94,17 +93,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[browser.Browser]:
-    why = browser.missing()
-    if why is not None:
-        pytest.fail(f"{why} (make test-slow installs them)")
-    with browser.Browser(1280, 800) as b:
+    with browser.session(1280, 800) as b:
         yield b
-
-
-def _shots(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("PERFGATE_SCREENSHOTS", tmp_path))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def _wait_text(chromium: browser.Browser, needle: str, seconds: float = 20.0) -> str:
@@ -124,7 +114,7 @@ def test_first_page_lists_the_hot_slice_series_of_both_instruments(
 ) -> None:
     chromium.open(site + "#/")
     text = _wait_text(chromium, "HotSlice.time_compute")
-    chromium.screenshot(_shots(tmp_path) / "dashboard_first_page.png")
+    chromium.screenshot(browser.screenshot_dir(tmp_path) / "dashboard_first_page.png")
     assert "SimHotSlice.track_cycles" in text  # the grid: module, then class.method
     assert "Collector.track_env_steps_per_s" in text
     thumbs: list[dict[str, Any]] = chromium.run(
@@ -143,6 +133,6 @@ def test_the_throughput_drop_and_nothing_else_reads_as_a_regression(
 ) -> None:
     chromium.open(site + "#/regressions")
     text = _wait_text(chromium, "track_env_steps_per_s")
-    chromium.screenshot(_shots(tmp_path) / "dashboard_regressions.png")
+    chromium.screenshot(browser.screenshot_dir(tmp_path) / "dashboard_regressions.png")
     assert "hot_slice.HotSlice.time_compute" not in text
     assert "sim_hot_slice" not in text

@@ -10,7 +10,6 @@ inside the window, no label cut or running into the plot.
 from __future__ import annotations
 
 import itertools
-import os
 from pathlib import Path
 from typing import Any
 
@@ -35,18 +34,9 @@ return {h1: q('h1'), blocked: q('#blocked'), seen: q('#seen'), changes: q('#chan
 """
 
 
-def _shots(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("PERFGATE_SCREENSHOTS", tmp_path))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
 @pytest.fixture(scope="module")
 def chromium() -> Any:
-    why = browser.missing()
-    if why is not None:
-        pytest.fail(f"{why} (make test-slow installs them)")
-    with browser.Browser(1280, 800) as b:
+    with browser.session(1280, 800) as b:
         yield b
 
 
@@ -54,7 +44,7 @@ def _open(chromium: browser.Browser, name: str, tmp_path: Path) -> dict[str, Any
     page = tmp_path / f"report_{name}.html"
     page.write_text(render_html(report_cases.REPORTS[name]()), encoding="utf-8")
     chromium.open(page.as_uri())
-    chromium.screenshot(_shots(tmp_path) / f"report_{name}.png")
+    chromium.screenshot(browser.screenshot_dir(tmp_path) / f"report_{name}.png")
     boxes: dict[str, Any] = chromium.run(BOXES)
     return boxes
 
