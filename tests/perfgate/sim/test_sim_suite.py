@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -62,7 +63,7 @@ def test_asv_discovers_a_family_but_never_the_imported_base(
     failed on it)."""
     from asv_runner.discovery import disc_benchmarks
 
-    bench = tmp_path / "toybench"
+    bench = tmp_path / "discoverbench"
     bench.mkdir()
     (bench / "__init__.py").write_text("")
     (bench / "sim_toy.py").write_text(
@@ -76,7 +77,11 @@ def test_asv_discovers_a_family_but_never_the_imported_base(
         "        return lambda: n\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    names = sorted(b.name for b in disc_benchmarks(str(bench)))
+    try:
+        names = sorted(b.name for b in disc_benchmarks(str(bench)))
+    finally:  # another test's toy suite is a package of its own name: leave none behind
+        for name in [m for m in sys.modules if m.startswith("discoverbench")]:
+            del sys.modules[name]
     assert names == sorted(f"sim_toy.SimToy.{n}" for n in FIGURES)
 
 
