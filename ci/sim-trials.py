@@ -12,7 +12,8 @@ sleep), sized per N to cost about the given share of that case's simulated cycle
     work2   ~2% more cycles at N=65536 only               expect exit 1 naming only those
 
 Each gate run measures the sim family alone (``--bench '^sim_hot_slice\\.'``) on the full
-gate's grid (every single-thread hot-slice case, both tasks, both profiles, all paths). With
+gate's grid (every single-thread hot-slice case, both tasks, both profiles, all paths), or
+on the grid ``PERFGATE_GRID`` names (``default``: sac_default at N=2048 and 65536). With
 ``--calibrate`` the machine's determinism is calibrated first (``perfgate calibrate``, three
 counts of ``original``) and stored on the throwaway repository's perf-results branch, which
 the gate runs then read (``--floors-ref``): they count base and head once each. The A/A
@@ -154,6 +155,7 @@ def gate(repo: Path, python: str, head: str, out: Path, floors: bool) -> dict[st
         "regressed": sorted(_label(c) for c in sim if c["verdict"] == "regressed"),
         "ratios": {_label(c): c["ratio"] for c in sim},
         "base": {_label(c): c["base_median"] for c in sim},
+        "figure": {_label(c): c.get("figure") for c in sim},
     }
 
 
@@ -187,6 +189,15 @@ def check(kind: str, result: dict) -> list[str]:
     if kind in ("work1", "work2") and len(named) != expected:
         problems.append(f"named {len(named)} of the {expected} slowed cases")
     return problems
+
+
+def aa_difference(first: dict, second: dict) -> tuple[float, list[str]]:
+    """The largest relative difference of a case's decisive base count between two A/A
+    runs, and the cases the two runs decided on different figures."""
+    other = [c for c in first["figure"] if first["figure"][c] != second["figure"].get(c)]
+    same = [c for c in first["base"] if c not in other and first["base"][c]]
+    spread = max((abs(second["base"][c] / first["base"][c] - 1.0) for c in same), default=0.0)
+    return spread, other
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -225,10 +236,14 @@ def main(argv: list[str] | None = None) -> int:
         )
     aa = [v for k, v in summary.items() if k.endswith("-aa") and isinstance(v, dict)]
     if len(aa) >= 2:
-        first, second = aa[0]["base"], aa[1]["base"]
-        spread = max(abs(second[c] / first[c] - 1.0) for c in first)
+        spread, other = aa_difference(aa[0], aa[1])
         summary["aa_largest_difference"] = spread
-        print(f"A/A: the largest difference of a case's count between two runs: {spread:.5%}")
+        summary["aa_decided_differently"] = other
+        failed += bool(other) or spread > 0.001
+        print(
+            f"A/A: the largest difference of a case's decisive count between two runs: "
+            f"{spread:.5%}; decided on another figure: {other or 'none'}"
+        )
     (args.work / "summary.json").write_text(json.dumps(summary, indent=1))
     return 1 if failed else 0
 

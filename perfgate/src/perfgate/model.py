@@ -138,8 +138,9 @@ class Reason(Enum):
     SIM_CHANGED = "simulated {direction}: {moved}"
     SIM_WITHIN = "simulated, within {threshold:.1%}: {moved}"
     SIM_UNSTABLE = (
-        "two counts of the base differ by {spread:.3%} > sim tolerance {tolerance:.3%}: "
-        "not deterministic on this machine"
+        "two counts of the base differ by {spread:.3%} > sim tolerance {tolerance:.3%} "
+        "(its instructions, where counted, not only its cycles): not deterministic on this "
+        "machine"
     )
     SIM_UNCHECKED = (
         "no second count of the base and no calibrated check of this version on this "
@@ -183,6 +184,9 @@ class CaseComparison:
     instrument: str = "wall"
     #: sim rows: each event's change, the one that moved the cycles most first
     shifts: tuple[Shift, ...] = ()
+    #: sim rows: the figure that decided the case ("cycles", or "instructions" where the
+    #: base's cycles moved with the memory layout alone)
+    figure: str = ""
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from perfgate.pipeline.hooks import Hooks
 from perfgate.pipeline.side_run import SideRun
 from perfgate.pipeline.sim_phase import RUNS, SimRunner
 from perfgate.secrets import child_environment
+from perfgate.sim.child import LAYOUT_VARIABLE
 from perfgate.sim.harness import PREPARE_VARIABLE
 
 BENCH = "suite.Kernel.time_run"
@@ -204,10 +205,12 @@ def sim_benchmarks_json(version: str = "sim-1") -> dict[str, object]:
 
 class FakeSim:
     """A `SimRunner`: each run reads ``sim.json`` of its side's export,
-    ``{"path": {"cycles": c, "instructions": i, "l1": m1, "ll": m2, "jitter": j, "fail":
-    false}}`` (no file: no sim case), and records its (side, folder) runs. ``jitter`` is added
-    to the base's second count's cycles (a non-deterministic machine); ``versions`` gives
-    each run's benchmark version (a valgrind or cache change between runs)."""
+    ``{"path": {"cycles": c, "instructions": i, "l1": m1, "ll": m2, "jitter": j,
+    "ijitter": k, "fail": false}}`` (no file: no sim case), and records its (side, folder)
+    runs. A run given a layout shift (`LAYOUT_VARIABLE`, the base's second count) adds
+    ``jitter`` to its cycles (misses that follow the memory layout) and ``ijitter`` to its
+    instructions (a non-deterministic machine); ``versions`` gives each run's benchmark
+    version (a valgrind or cache change between runs)."""
 
     def __init__(self, versions: Sequence[str] = ("sim-1", "sim-1", "sim-1")) -> None:
         self.runs: list[list[tuple[str, str]]] = []
@@ -216,7 +219,11 @@ class FakeSim:
         self.versions = list(versions)
 
     def __call__(
-        self, settings: GateSettings, runs: Sequence[tuple[str, Path]], bench: Sequence[str]
+        self,
+        settings: GateSettings,
+        runs: Sequence[tuple[str, Path]],
+        bench: Sequence[str],
+        run_env: Mapping[str, Mapping[str, str]],
     ) -> list[SideRun]:
         seen = child_environment(settings.env)  # what the suite's process is given
         if seen.get(PREPARE_VARIABLE) == "1":  # prepares, counts nothing
@@ -226,10 +233,20 @@ class FakeSim:
         self.runs.append([(side, folder.name) for side, folder in runs])
         order = [folder for _side, folder in RUNS]  # base, head, base again
         return [
-            self._one(settings, side, order.index(folder.name), bench) for side, folder in runs
+            self._one(settings, side, order.index(folder.name), bench, run_env.get(folder.name))
+            for side, folder in runs
         ]
 
-    def _one(self, settings: GateSettings, side: str, index: int, bench: Sequence[str]) -> SideRun:
+    def _one(
+        self,
+        settings: GateSettings,
+        side: str,
+        index: int,
+        bench: Sequence[str],
+        extra: Mapping[str, str] | None,
+    ) -> SideRun:
+        shifted = child_environment({**settings.env, **(extra or {})}).get(LAYOUT_VARIABLE)
+        moved = shifted not in (None, "0")
         source = settings.base_source if side == "base" else settings.head_source
         path = source / "sim.json"
         doc = json.loads(path.read_text()) if path.exists() else {}
@@ -239,8 +256,9 @@ class FakeSim:
         for case, spec in doc.items():
             figures = {
                 "track_cycles": float(spec["cycles"])
-                + (float(spec.get("jitter", 0.0)) if index == 2 else 0.0),
-                "track_instructions": float(spec.get("instructions", spec["cycles"])),
+                + (float(spec.get("jitter", 0.0)) if moved else 0.0),
+                "track_instructions": float(spec.get("instructions", spec["cycles"]))
+                + (float(spec.get("ijitter", 0.0)) if moved else 0.0),
                 "track_l1_misses": float(spec.get("l1", 0.0)),
                 "track_ll_misses": float(spec.get("ll", 0.0)),
             }

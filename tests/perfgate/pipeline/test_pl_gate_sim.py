@@ -83,14 +83,36 @@ def test_one_percent_more_work_blocks_from_one_count_per_side(tmp_path: Path) ->
 
 
 def test_a_machine_that_does_not_count_the_same_twice_is_refused(tmp_path: Path) -> None:
-    """The base's two counts 0.5% apart (tolerance 0.1%): exit 3 naming the case."""
+    """The base's two counts 0.5% apart in instructions too (tolerance 0.1%): exit 3 naming
+    the case."""
     repo = make_repo(tmp_path, SIM_CONFIG)
-    jitter = {"numpy": {**SAME["numpy"], "jitter": 45_000.0}}
+    jitter = {"numpy": {**SAME["numpy"], "jitter": 45_000.0, "ijitter": 40_000.0}}
     base = _commit_sim(repo, jitter, "counts")
     assert _gate(repo, base, base, FakeSim()) == 3
     reasons = " ".join(_verdict(repo)["reasons"])
     assert "sim_suite.SimKernel.track_cycles(path=numpy, n=8)" in reasons
-    assert "not deterministic on this machine" in reasons
+    assert "differ by 0.500%" in reasons and "not deterministic on this machine" in reasons
+
+
+def test_a_case_whose_cycles_follow_the_layout_is_decided_on_its_instructions(
+    tmp_path: Path,
+) -> None:
+    """The base's second count (its layout shifted) moves the cycles 3% and not the
+    instructions: the case is decided on instructions; an A/A passes, and 1.5% more
+    instructions at head blocks though its cycles moved less than the layout's 3%."""
+    repo = make_repo(tmp_path, SIM_CONFIG)
+    layout = {"numpy": {**SAME["numpy"], "jitter": 270_000.0}}
+    base = _commit_sim(repo, layout, "counts")
+    assert _gate(repo, base, base, FakeSim()) == 0
+    (case,) = _sim_cases(repo)
+    assert case["verdict"] == "unchanged" and case["figure"] == "instructions"
+    assert "decided on instructions (+0.00%)" in case["note"] and "3.00%" in case["note"]
+    more = {"numpy": {**layout["numpy"], "instructions": 8.12e6, "cycles": 9.1e6}}
+    head = _commit_sim(repo, more, "more instructions")
+    assert _gate(repo, base, head, FakeSim()) == 1
+    reasons = " ".join(_verdict(repo)["reasons"])
+    assert "simulated instructions ratio 1.0150" in reasons
+    assert "memory layout alone" in reasons
 
 
 def test_counts_under_another_valgrind_or_caches_are_never_compared(tmp_path: Path) -> None:

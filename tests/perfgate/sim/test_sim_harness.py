@@ -108,8 +108,34 @@ def test_the_variables_a_sim_run_reads_reach_its_process() -> None:
     TOKEN, ...): a variable the sim suite reads must survive it (PERFGATE_SIM_PASS did not,
     so the gate's preparing runs counted every case under valgrind)."""
     from perfgate.secrets import child_environment
+    from perfgate.sim.child import LAYOUT_VARIABLE
     from perfgate.sim.harness import PREPARE_VARIABLE
 
-    names = (PREPARE_VARIABLE, "PERFGATE_BENCH", "PERFGATE_SIM_TARGET")
+    names = (PREPARE_VARIABLE, LAYOUT_VARIABLE, "PERFGATE_BENCH", "PERFGATE_SIM_TARGET")
     seen = child_environment({name: "1" for name in names})
     assert set(names) <= set(seen)
+
+
+def test_a_shifted_layout_runs_the_same_instructions(
+    toy: type, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PERFGATE_SIM_LAYOUT=1 (the base's second count in a gate run): the process's data lie
+    elsewhere, and the instructions counted are those of an unshifted process."""
+    from perfgate.sim.child import LAYOUT_VARIABLE
+
+    monkeypatch.setenv("PERFGATE_BENCH", json.dumps([r"\(2\)$"]))
+    plain = toy().measure_cases()
+    monkeypatch.setenv(LAYOUT_VARIABLE, "1")
+    shifted = toy().measure_cases()
+    assert plain.keys() == shifted.keys() == {(2,)}
+    assert shifted[(2,)]["instructions"] == pytest.approx(plain[(2,)]["instructions"], rel=1e-4)
+
+
+def test_a_bad_layout_shift_is_refused_naming_the_variable() -> None:
+    from perfgate.sim.child import LAYOUT_VARIABLE, layout_steps, shift_layout
+
+    assert layout_steps({}) == 0 and layout_steps({LAYOUT_VARIABLE: "2"}) == 2
+    with pytest.raises(ValueError, match=LAYOUT_VARIABLE):
+        layout_steps({LAYOUT_VARIABLE: "-1"})
+    assert shift_layout(0) == []
+    assert sum(len(b) for b in shift_layout(1)) > 64 * 4096

@@ -48,12 +48,15 @@ NOISE_FILE_NAME = re.compile(r"^\d{8}T\d{6}(\d{6})?Z\.json$")
 @dataclass(frozen=True)
 class SimCheck:
     """The determinism of one sim case on a machine: counts of one commit in separate
-    processes, their largest relative difference, under one benchmark version."""
+    processes (one with its memory layout shifted), the largest relative difference of their
+    estimated cycles and of their instructions (None: a check that predates it), under one
+    benchmark version."""
 
     key: CaseKey
     version: str
     spread: float
     counts: int
+    instructions_spread: float | None = None
 
 
 def parse_sim_checks(data: Any, path: str = "<noise>") -> dict[CaseKey, SimCheck]:
@@ -74,7 +77,14 @@ def parse_sim_checks(data: Any, path: str = "<noise>") -> dict[CaseKey, SimCheck
         key = CaseKey(
             entry["benchmark"], tuple((str(k), str(v)) for k, v in entry["params"].items())
         )
-        out[key.canonical()] = SimCheck(key, entry["version"], float(spread), counts)
+        proof = entry.get("instructions_spread")
+        if proof is not None and (
+            not isinstance(proof, int | float) or isinstance(proof, bool) or not 0 <= proof < 1
+        ):
+            raise ResultFileError(path, f"sim check {i}: instructions_spread in [0, 1)")
+        out[key.canonical()] = SimCheck(
+            key, entry["version"], float(spread), counts, None if proof is None else float(proof)
+        )
     return out
 
 
@@ -185,6 +195,7 @@ def noise_document(
             "spread": c.spread,
             "counts": c.counts,
         }
+        | ({} if c.instructions_spread is None else {"instructions_spread": c.instructions_spread})
         for c in sim_checks
     ]
     return ({"sim": sim} if sim else {}) | {

@@ -54,7 +54,7 @@ def _row_finding(
     label = row.key.label()
     v = row.verdict
     if v is CaseVerdict.REGRESSED and row.instrument == "sim":
-        text = f"{what} {label}: simulated cycles ratio {row.ratio:.4f} ({row.note})"
+        text = f"{what} {label}: simulated {row.figure} ratio {row.ratio:.4f} ({row.note})"
         return GateVerdict.REGRESSION, text
     if v is CaseVerdict.REGRESSED:
         ci = f"{row.ci_low:.3f}–{row.ci_high:.3f}"

@@ -326,7 +326,7 @@ def _row_json(row: CaseComparison) -> dict[str, Any]:
         "noise_floor": row.noise_floor,
         "paired": row.paired,
         "note": row.note,
-    }
+    } | ({"instrument": "sim", "figure": row.figure, "unit": row.unit} if row.figure else {})
 
 
 def headline(decision: GateDecision) -> str:

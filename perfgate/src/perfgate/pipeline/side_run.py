@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from perfgate import asv_runner
@@ -74,14 +74,20 @@ def run_side_asv(
 
 
 def run_sides_together(
-    settings: GateSettings, runs: Sequence[tuple[str, Path]], bench: Sequence[str]
+    settings: GateSettings,
+    runs: Sequence[tuple[str, Path]],
+    bench: Sequence[str],
+    run_env: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[SideRun]:
     """Several asv runs at once, one per (side, folder) of ``runs``, read as `asv_side`
-    reads one (for measurements that do not depend on what else runs: the sim instrument)."""
-    invs = [
-        side_invocation(settings, side, folder, bench, settings.attributes)
-        for side, folder in runs
-    ]
+    reads one (for measurements that do not depend on what else runs: the sim instrument).
+    ``run_env``: variables added to the run of the folder so named (its benchmark process
+    and what that starts see them)."""
+    invs = []
+    for side, folder in runs:
+        inv = side_invocation(settings, side, folder, bench, settings.attributes)
+        extra = (run_env or {}).get(folder.name, {})
+        invs.append(replace(inv, env={**inv.env, **extra}) if extra else inv)
     outcomes = asv_runner.run_asv_together(invs, os.environ)
     out = []
     for (side, folder), inv, outcome in zip(runs, invs, outcomes, strict=True):

@@ -3,9 +3,12 @@
 Three asv runs of the sim family: the base, the head and the base again, each one process of
 its own. They run at the same time (callgrind's counts do not depend on what else runs, so
 the machine's cores serve them all), before the wall-clock rounds (which must run alone).
-The base's second run is the determinism check of every case (`compare.sim`). The folders
-have names of one length, so the measured processes' environments differ in nothing but the
-commit's export.
+The base's second run is the determinism check of every case (`compare.sim`), counted with
+its memory layout shifted (`perfgate.sim.child.shift_layout`): the same code on data at
+other addresses. A case whose instructions differ between the two counts is not
+deterministic; one whose estimated cycles alone differ has misses that follow the layout,
+and is decided on its instructions. The folders have names of one length, so the measured
+processes' environments differ in nothing else but the commit's export.
 """
 
 from __future__ import annotations
@@ -21,16 +24,23 @@ from perfgate.formats.noise import SimCheck
 from perfgate.model import CaseKey, Measurement
 from perfgate.pipeline.context import GateSettings
 from perfgate.pipeline.side_run import NothingSelected, SideRun, run_sides_together
+from perfgate.sim.child import LAYOUT_VARIABLE
 from perfgate.sim.figures import DECISIVE
 from perfgate.sim.harness import PREPARE_VARIABLE
 
 #: (side, folder) of the three runs; the folder names have one length on purpose
 RUNS = (("base", "sim-base-1"), ("head", "sim-head-1"), ("base", "sim-base-2"))
-#: the native-only runs that prepare the base and the head, one after the other
+#: the runs that prepare the base and the head, together
 PREPARE = (("base", "sim-prep-base"), ("head", "sim-prep-head"))
+#: variables of single runs: the base's second count has its memory layout shifted
+RUN_ENV = {"sim-base-2": {LAYOUT_VARIABLE: "1"}}
 
-SimRunner = Callable[[GateSettings, Sequence[tuple[str, Path]], Sequence[str]], list[SideRun]]
-"""(settings, [(side, folder), ...], --bench regexes) -> one `SideRun` per run, in order."""
+SimRunner = Callable[
+    [GateSettings, Sequence[tuple[str, Path]], Sequence[str], Mapping[str, Mapping[str, str]]],
+    list[SideRun],
+]
+"""(settings, [(side, folder), ...], --bench regexes, {folder name: its own variables}) ->
+one `SideRun` per run, in order."""
 
 
 @dataclass(frozen=True)
@@ -89,14 +99,14 @@ def run_sim_phase(
         prepare(s, bench, log, runner)
         what = "the base twice and the head once" if len(first) == 3 else "the base and the head"
         log(f"sim: counting {what} under callgrind, all at once")
-        done = list(runner(s, first, bench))
+        done = list(runner(s, first, bench, RUN_ENV))
     except NothingSelected:
         log(f"sim: the suite has no benchmark for {list(bench)}; nothing to count")
         return SimMeasured({}, {}, {}, time.monotonic() - started)
     base, head = measurements(done[0]), measurements(done[1])
     if len(done) == 2 and unchecked(base, checks or {}):
         log("sim: cases without a calibrated determinism check: counting the base again")
-        done += runner(s, runs[2:], bench)
+        done += runner(s, runs[2:], bench, RUN_ENV)
     again = measurements(done[2]) if len(done) == 3 else {}
     seconds = time.monotonic() - started
     log(f"sim: {_count(head)} case figure(s) measured ({seconds:.0f}s)")
@@ -111,14 +121,17 @@ def prepare(
 ) -> None:
     """One run of the base and one of the head, together, before any count: each builds and
     calls every case natively (what the JIT's cache lacks is compiled and cached) and under
-    valgrind, and reports nothing. Measured on this 2-core VM: without it a fresh clone's
-    base counted twice came out 0.2-5% apart (motion_tracking cases); with a native pass
-    alone, one gate run in two had its second base count 0.3-1.9% off the first; with both
-    passes, every counting run of three gate runs (base twice and head, two commits) agreed
-    exactly. The cause of the flips is not known; the determinism check still refuses one."""
+    valgrind, and reports nothing, so no counting run compiles or writes a cache file.
+    Measured on this 2-core VM: without it a fresh clone's base counted twice came out
+    0.2-5% apart in cycles (motion_tracking cases); with both passes, every counting run of
+    three gate runs agreed exactly. The cause: those cases' simulated misses follow where
+    their data lie (a working set near the simulated last-level cache's size), and what a
+    process did before moves its data; the base's second count now shifts its layout on
+    purpose, and such a case is decided on its instructions (`compare.sim`)."""
     log("sim: preparing the base and the head (each case built and called once, not counted)")
     prepare_env = replace(settings, env={**settings.env, PREPARE_VARIABLE: "1"})
-    runner(prepare_env, [(side, settings.run_dir / folder) for side, folder in PREPARE], bench)
+    runs = [(side, settings.run_dir / folder) for side, folder in PREPARE]
+    runner(prepare_env, runs, bench, {})
 
 
 def unchecked(base: Mapping[CaseKey, Measurement], checks: Mapping[CaseKey, SimCheck]) -> bool:

@@ -7,6 +7,11 @@ loop), zeroes the counts, runs the measured calls, dumps the counts under the ca
 switches instrumentation off. Natively (the harness's first pass) the same code runs with
 every client request a no-op. Each case's outcome (ok, skipped, failed) goes to the status
 file named in the spec; the counts are read from callgrind's dump files by the harness.
+
+With ``PERFGATE_SIM_LAYOUT=k`` (k > 0) the process first allocates a ballast that moves
+everything allocated after it (`shift_layout`): the same code then runs on data at other
+addresses. The gate counts the base's second time so, which tells a case whose simulated
+misses follow the memory layout (`perfgate.pipeline.compare.sim`).
 """
 
 from __future__ import annotations
@@ -43,6 +48,32 @@ def import_suite(root_name: str, root_path: str, module: str) -> ModuleType:
             package.__path__ = [root_path]
             sys.modules[root_name] = package
     return importlib.import_module(module)
+
+
+#: the variable naming the layout shift of a measured process (0 or absent: none)
+LAYOUT_VARIABLE = "PERFGATE_SIM_LAYOUT"
+#: one step of the shift: 69 pages and 1040 bytes on the mmap side (a large allocation moves
+#: every later mapping by 70 pages: other last-level cache sets), 1040 bytes on the heap (a
+#: small one moves every later small allocation off its 64-byte line and L1 set)
+_MAPPED_STEP = 69 * 4096 + 1040
+_HEAP_STEP = 1040
+
+
+def layout_steps(environ: Mapping[str, str]) -> int:
+    """The layout shift asked for by `LAYOUT_VARIABLE` (a ValueError names it if bad)."""
+    text = environ.get(LAYOUT_VARIABLE, "0").strip() or "0"
+    if not text.isdigit():
+        raise ValueError(f"{LAYOUT_VARIABLE}: expected a non-negative integer, got {text!r}")
+    return int(text)
+
+
+def shift_layout(steps: int) -> list[bytearray]:
+    """Allocations, kept alive by the caller, that shift the addresses of all that is
+    allocated after them by ``steps`` steps (none for 0). What the measured calls execute
+    is unchanged: only where their data lie."""
+    if steps <= 0:
+        return []
+    return [bytearray(steps * _MAPPED_STEP), bytearray(steps * _HEAP_STEP)]
 
 
 def dump_name(case: str, call: int) -> str:
@@ -86,11 +117,13 @@ def run_case(
 def main(argv: list[str]) -> int:
     """Measure the cases of the spec file ``argv[0]``; 0 when the status file was written."""
     spec = json.loads(Path(argv[0]).read_text())
+    ballast = shift_layout(layout_steps(os.environ))
     module = import_suite(spec["root_name"], spec["root_path"], spec["module"])
     factory = getattr(module, spec["class"]).sim_case
     status: dict[str, Any] = {"on_valgrind": client.running_on_valgrind(), "cases": {}}
     for case in spec["cases"]:
         status["cases"][case["id"]] = run_case(factory, case, spec)
+    del ballast  # alive until every case was measured
     out = Path(spec["status"])
     tmp = out.with_name(out.name + f".tmp{os.getpid()}")
     tmp.write_text(json.dumps(status))

@@ -2,7 +2,8 @@
 
 Each figure is a ``track_*`` benchmark of the suite's class with the same params, holding one
 value per call of the case: the gate decides a sim case on `DECISIVE` (the cost model's
-estimated cycles) and reads the others to say what moved.
+estimated cycles), or on `LAYOUT_PROOF` (instructions) where the cycles move with the memory
+layout alone (`perfgate.pipeline.compare.sim`), and reads the others to say what moved.
 """
 
 from __future__ import annotations
@@ -16,3 +17,5 @@ FIGURES = {
 }
 #: the benchmark whose figure the gate decides a sim case on
 DECISIVE = "track_cycles"
+#: the figure that does not depend on where data lie: what decides a case whose cycles do
+LAYOUT_PROOF = "track_instructions"

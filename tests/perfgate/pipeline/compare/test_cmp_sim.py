@@ -8,7 +8,7 @@ import pytest
 
 from perfgate.config import parse_config
 from perfgate.errors import ResultFileError
-from perfgate.formats.noise import SimCheck, parse_sim_checks
+from perfgate.formats.noise import SimCheck, noise_document, parse_sim_checks
 from perfgate.model import CaseComparison, CaseKey, Measurement, Reason
 from perfgate.pipeline.compare.sim import compare_sim, determinism_checks, moved
 from perfgate.pipeline.instruments import coverage, covering, wall_twin
@@ -157,10 +157,53 @@ def test_a_calibrated_check_of_the_same_version_stands_for_the_second_count() ->
 
 
 def test_determinism_checks_from_three_counts() -> None:
-    counts = [_side(1_000_000), _side(1_000_500), _side(999_000)]
+    counts = [_side(1_000_000, 500), _side(1_000_500, 500), _side(999_000, 501)]
     (check,) = determinism_checks(counts)
     assert check.spread == pytest.approx(0.001) and check.counts == 3
+    assert check.instructions_spread == pytest.approx(0.002)
     assert determinism_checks([_side(1.0), _side(1.0, version="sim-2")]) == []
+
+
+def test_cycles_that_move_with_the_layout_alone_leave_the_case_to_its_instructions() -> None:
+    """The base's second count (its layout shifted) has 3% more cycles (more last-level
+    misses) and the same instructions: the case is decided on instructions. 1.5% more
+    instructions at head is a regression though the cycles moved by less than the layout's
+    3%; 0.5% more is within the threshold; and instructions that differ too are refused."""
+    base = _side(1_000_000, 800_000, 10_000, 1_000)
+    again = _side(1_030_000, 800_000, 10_000, 1_300)
+    head = _side(1_008_000, 812_000, 10_000, 960)
+    row = _row(base, head, again)
+    assert row.verdict is CaseVerdict.REGRESSED and row.figure == "instructions"
+    assert row.ratio == pytest.approx(1.015) and row.ci_low == row.ratio
+    assert (row.base_median, row.head_median) == (800_000, 812_000)
+    assert row.note.startswith("simulated slower: decided on instructions (+1.50%)")
+    assert "moved 3.00% with the memory layout alone; cycles +0.80%" in row.note
+    within = _row(base, _side(1_004_000, 804_000, 10_000, 1_000), again)
+    assert within.verdict is CaseVerdict.UNCHANGED and within.figure == "instructions"
+    noisy = _row(base, head, _side(1_030_000, 804_000, 10_000, 1_300))
+    assert noisy.verdict is CaseVerdict.INVALID and noisy.reason is Reason.SIM_UNSTABLE
+    assert "0.500%" in noisy.note
+
+
+def test_a_calibrated_check_of_layout_sensitive_cycles_decides_on_instructions() -> None:
+    base, head = _side(1_000_000, 800_000), _side(1_005_000, 816_000)
+    key = CaseKey(f"{FAMILY}.track_cycles", PARAMS)
+    checks = {key.canonical(): SimCheck(key, "sim-1", 0.02, 3, 0.0001)}
+    (row,) = compare_sim(base, head, {}, CONFIG, checks)
+    assert row.verdict is CaseVerdict.REGRESSED and row.figure == "instructions"
+    assert row.ci_low == pytest.approx(1.02 / 1.0001)
+    older = {key.canonical(): SimCheck(key, "sim-1", 0.02, 3)}  # no instructions spread
+    (refused,) = compare_sim(base, head, {}, CONFIG, older)
+    assert refused.reason is Reason.SIM_UNSTABLE
+
+
+def test_stored_checks_keep_the_instructions_spread() -> None:
+    key = CaseKey(f"{FAMILY}.track_cycles", PARAMS)
+    doc = noise_document([], "m", "a" * 40, 5, {}, "t", [SimCheck(key, "v", 0.02, 3, 0.0001)])
+    (check,) = parse_sim_checks(doc).values()
+    assert check.instructions_spread == 0.0001 and check.spread == 0.02
+    del doc["sim"][0]["instructions_spread"]
+    assert next(iter(parse_sim_checks(doc).values())).instructions_spread is None
 
 
 @pytest.mark.parametrize(

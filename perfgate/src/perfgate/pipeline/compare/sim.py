@@ -1,11 +1,17 @@
 """Rows of the simulated instrument (pure): head vs base, one count per side.
 
-A sim case is decided on its estimated cycles per call (`perfgate.sim.suite.DECISIVE`) with
-no statistics, the count being deterministic, under three rules:
+A sim case is decided on one figure per call, with no statistics, the count being
+deterministic, under four rules:
 
-* determinism is checked, not assumed: the base was counted twice in separate processes and
-  a case whose two counts differ by more than ``[tool.perfgate.sim] tolerance`` is INVALID
-  (the gate refuses it, exit 3); a base counted once is INVALID too;
+* determinism is checked, not assumed: the base was counted twice in separate processes, the
+  second time with its memory layout shifted (`perfgate.sim.child.shift_layout`), or a
+  calibration did so (`perfgate.formats.noise.SimCheck`). A base counted once is INVALID;
+* the decisive figure is the estimated cycles (`perfgate.sim.figures.DECISIVE`) where the
+  base's two counts agree within ``[tool.perfgate.sim] tolerance``. Where only the cycles
+  differ, the case's simulated misses follow where its data lie (a working set near a
+  simulated cache's size: the "bistable layouts" of other simulators), and the case is
+  decided on its instructions, which do not; the report says so. Where the instructions
+  differ too, the case is INVALID (the gate refuses it, exit 3);
 * ratio head/base above 1 + threshold: REGRESSED; below 1 / (1 + threshold): IMPROVED;
   otherwise UNCHANGED. The row's interval is the ratio widened by the base's own spread;
 * the case's other figures (instructions, L1 and last-level misses) say what moved, weighted
@@ -18,14 +24,14 @@ Missing, failed and version-mismatched sides are decided as for the wall clock
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from perfgate.config import GateConfig
 from perfgate.formats.noise import SimCheck
 from perfgate.model import CaseComparison, CaseKey, Measurement, Reason, natural_key
 from perfgate.pipeline.compare.pairs import CasePair, explained, untestable
-from perfgate.sim.cost import Shift, shifts
-from perfgate.sim.figures import DECISIVE, FIGURES
+from perfgate.sim.cost import WEIGHTS, Shift, shifts
+from perfgate.sim.figures import DECISIVE, FIGURES, LAYOUT_PROOF
 from perfgate.verdict import CaseVerdict
 
 Side = Mapping[CaseKey, Measurement]
@@ -51,17 +57,36 @@ def _figures(side: Side, key: CaseKey) -> dict[str, float]:
 EVENT_NAMES = {"instructions": "instructions", "l1_misses": "L1 misses", "ll_misses": "LL misses"}
 
 
-def moved(ratio: float, changes: tuple[Shift, ...]) -> str:
+def moved(
+    ratio: float, changes: tuple[Shift, ...], figure: str = "cycles", layout: float | None = None
+) -> str:
     """What moved, for a report: ``cycles +1.40%: instructions +1.52% (the largest share of
-    the change), L1 misses +0.20%, LL misses +0.00%``; identical counts say so."""
+    the change), L1 misses +0.20%, LL misses +0.00%``; identical counts say so. A case
+    decided on its instructions (``layout``: how far the layout alone moved its cycles)
+    says that first."""
     if ratio == 1.0 and all(s.head == s.base for s in changes):
-        return "identical counts on both sides"
-    parts = [f"{EVENT_NAMES.get(s.event, s.event)} {_change(s.ratio)}" for s in changes]
-    text = f"cycles {_change(ratio)}"
-    if parts:
-        text += f": {parts[0]} (the largest share of the change)"
-        text += "".join(f", {p}" for p in parts[1:])
-    return text
+        text = "identical counts on both sides"
+    else:
+        parts = [f"{EVENT_NAMES.get(s.event, s.event)} {_change(s.ratio)}" for s in changes]
+        text = f"cycles {_change(_cycles_ratio(ratio, changes, figure))}"
+        if parts:
+            text += f": {parts[0]} (the largest share of the change)"
+            text += "".join(f", {p}" for p in parts[1:])
+    if figure == "cycles" or layout is None:
+        return text
+    return (
+        f"decided on {figure} ({_change(ratio)}): the estimated cycles of two counts of the "
+        f"base moved {layout:.2%} with the memory layout alone; {text}"
+    )
+
+
+def _cycles_ratio(ratio: float, changes: tuple[Shift, ...], figure: str) -> float | None:
+    """head/base of the estimated cycles: ``ratio`` itself when it is the cycles'."""
+    if figure == "cycles":
+        return ratio
+    base = sum(WEIGHTS[s.event] * s.base for s in changes)
+    head = sum(WEIGHTS[s.event] * s.head for s in changes)
+    return head / base if base > 0 else None
 
 
 def _change(ratio: float | None) -> str:
@@ -85,17 +110,47 @@ def _row(
     )
 
 
+@dataclass(frozen=True)
+class Spread:
+    """How far apart two counts of the base are: in estimated cycles, and in instructions
+    (None: not known, a calibration that predates it)."""
+
+    cycles: float
+    instructions: float | None
+
+
+def _relative(first: Measurement | None, again: Measurement | None) -> float | None:
+    if first is None or again is None or not first.median or again.median is None:
+        return None
+    return abs(again.median / first.median - 1.0)
+
+
 def base_spread(
-    key: CaseKey, first: Measurement, base_again: Side, checks: Mapping[CaseKey, SimCheck]
-) -> float | None:
+    key: CaseKey,
+    first: Side,
+    base_again: Side,
+    checks: Mapping[CaseKey, SimCheck],
+) -> Spread | None:
     """How far apart the base's counts of ``key`` are: its second count in this run, else
     the machine's calibrated check of the same benchmark version; None: not checked."""
-    again = base_again.get(key)
-    if again is not None and again.median is not None and first.median:
-        return abs(again.median / first.median - 1.0)
+    cycles = _relative(first.get(key), base_again.get(key))
+    if cycles is not None:
+        proof = _figure_key(key, LAYOUT_PROOF)
+        return Spread(cycles, _relative(first.get(proof), base_again.get(proof)))
     check = checks.get(key.canonical())
-    if check is not None and check.version == first.version:
-        return check.spread
+    m = first.get(key)
+    if check is not None and m is not None and check.version == m.version:
+        return Spread(check.spread, check.instructions_spread)
+    return None
+
+
+def _decisive(key: CaseKey, spread: Spread, tolerance: float) -> tuple[str, CaseKey] | None:
+    """The figure that decides the case and its key (see the module); None: neither is
+    deterministic."""
+    if spread.cycles <= tolerance:
+        return "cycles", key
+    if spread.instructions is not None and spread.instructions <= tolerance:
+        return FIGURES[LAYOUT_PROOF][0], _figure_key(key, LAYOUT_PROOF)
     return None
 
 
@@ -113,25 +168,44 @@ def sim_row(
     decided = untestable(CasePair(key, a, b), row, min_samples=1)
     if decided is not None:
         return decided
-    assert a is not None and b is not None and a.median and b.median
-    spread = base_spread(key, a, base_again, checks or {})
+    spread = base_spread(key, base, base_again, checks or {})
     if spread is None:
         return explained(row, CaseVerdict.INVALID, Reason.SIM_UNCHECKED)
     tolerance = config.sim.tolerance
-    if spread > tolerance:
+    chosen = _decisive(key, spread, tolerance)
+    if chosen is None:
+        worst = spread.instructions if spread.instructions is not None else spread.cycles
         return explained(
-            row, CaseVerdict.INVALID, Reason.SIM_UNSTABLE, spread=spread, tolerance=tolerance
+            row, CaseVerdict.INVALID, Reason.SIM_UNSTABLE, spread=worst, tolerance=tolerance
         )
+    figure, decisive = chosen
+    return _decided(row, base, head, figure, decisive, spread)
+
+
+def _decided(
+    row: CaseComparison, base: Side, head: Side, figure: str, key: CaseKey, spread: Spread
+) -> CaseComparison:
+    """The row decided on ``figure`` (the measurements of ``key``) head vs base."""
+    a, b = base.get(key), head.get(key)
+    if a is None or b is None or not a.median or b.median is None:
+        return explained(row, CaseVerdict.INVALID, Reason.SIM_UNCHECKED)
+    own = spread.cycles if figure == "cycles" else (spread.instructions or 0.0)
     ratio = b.median / a.median
-    changes = shifts(_figures(base, key), _figures(head, key), a.median)
+    cycles = base.get(row.key)
+    assert cycles is not None and cycles.median
+    changes = shifts(_figures(base, row.key), _figures(head, row.key), cycles.median)
     row = replace(
         row,
         ratio=ratio,
-        ci_low=ratio / (1.0 + spread),
-        ci_high=ratio * (1.0 + spread),
+        ci_low=ratio / (1.0 + own),
+        ci_high=ratio * (1.0 + own),
         shifts=changes,
+        base_median=a.median,
+        head_median=b.median,
+        unit=a.unit or figure,
+        figure=figure,
     )
-    text = moved(ratio, changes)
+    text = moved(ratio, changes, figure, None if figure == "cycles" else spread.cycles)
     if ratio > 1.0 + row.threshold:
         return explained(
             row, CaseVerdict.REGRESSED, Reason.SIM_CHANGED, direction="slower", moved=text
@@ -165,19 +239,28 @@ def compare_sim(
 
 def determinism_checks(counts: Sequence[Side]) -> list[SimCheck]:
     """Each sim case counted in every one of ``counts`` (separate processes of one commit,
-    the same benchmark version): its largest relative difference from the first count."""
+    the same benchmark version): the largest relative difference from the first count of its
+    estimated cycles and of its instructions."""
     out = []
     first = counts[0] if counts else {}
     for key in sorted(first, key=natural_key):
-        runs = [side.get(key) for side in counts]
-        if not key.benchmark.endswith(f".{DECISIVE}") or any(
-            m is None or m.median is None for m in runs
-        ):
+        if not key.benchmark.endswith(f".{DECISIVE}"):
             continue
-        values = [m.median for m in runs if m is not None and m.median is not None]
-        versions = {m.version for m in runs if m is not None}
-        if len(versions) != 1 or not values[0]:
+        cycles = _largest([side.get(key) for side in counts])
+        if cycles is None:
             continue
-        spread = max(abs(v / values[0] - 1.0) for v in values)
-        out.append(SimCheck(key, str(versions.pop()), spread, len(values)))
+        version, spread, n = cycles
+        proof = _figure_key(key, LAYOUT_PROOF)
+        instructions = _largest([side.get(proof) for side in counts])
+        out.append(SimCheck(key, version, spread, n, instructions[1] if instructions else None))
     return out
+
+
+def _largest(runs: Sequence[Measurement | None]) -> tuple[str, float, int] | None:
+    """(version, largest relative difference from the first, counts) of one figure's counts;
+    None unless every count is there, under one version."""
+    values = [m.median for m in runs if m is not None and m.median is not None]
+    versions = {m.version for m in runs if m is not None}
+    if not runs or len(values) != len(runs) or len(versions) != 1 or not values[0]:
+        return None
+    return str(versions.pop()), max(abs(v / values[0] - 1.0) for v in values), len(values)
