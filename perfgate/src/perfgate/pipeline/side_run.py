@@ -80,14 +80,16 @@ def run_sides_together(
     run_env: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[SideRun]:
     """Several asv runs at once, one per (side, folder) of ``runs``, read as `asv_side`
-    reads one (for measurements that do not depend on what else runs: the sim instrument).
+    reads one (for measurements that do not depend on what else runs or where: the sim
+    instrument). They run unpinned: on the measuring CPUs of the pinning plan (one core of
+    a 2-core runner) the runs would share them instead of running at once.
     ``run_env``: variables added to the run of the folder so named (its benchmark process
     and what that starts see them)."""
     invs = []
     for side, folder in runs:
         inv = side_invocation(settings, side, folder, bench, settings.attributes)
         extra = (run_env or {}).get(folder.name, {})
-        invs.append(replace(inv, env={**inv.env, **extra}) if extra else inv)
+        invs.append(replace(inv, prefix=(), env={**inv.env, **extra}))
     outcomes = asv_runner.run_asv_together(invs, os.environ)
     out = []
     for (side, folder), inv, outcome in zip(runs, invs, outcomes, strict=True):
