@@ -81,9 +81,16 @@ def dump_name(case: str, call: int) -> str:
     return f"{case}.{call}"
 
 
-def measure_case(call: Callable[[], object], warmup: int, calls: int, name: str) -> None:
+def measure_case(
+    call: Callable[[], object], warmup: int, calls: int, name: str, count: bool = True
+) -> None:
     """One case under instrumentation: warm-up calls, zero, then each measured call dumped
-    on its own (`dump_name`; a dump also zeroes the counts)."""
+    on its own (`dump_name`; a dump also zeroes the counts). ``count`` False (a preparing
+    run): the same calls, instrumentation never switched on."""
+    if not count:
+        for _ in range(warmup + calls):
+            call()
+        return
     dumps = [client.prepared_dump(dump_name(name, i)) for i in range(calls)]
     client.start_instrumentation()
     try:
@@ -108,7 +115,8 @@ def run_case(
     except Exception:  # recorded as this case's failure; the others still run
         return {"state": "failed", "message": traceback.format_exc()[-2000:]}
     try:
-        measure_case(call, int(spec["warmup"]), int(spec["calls"]), case["id"])
+        count = bool(spec.get("count", True))
+        measure_case(call, int(spec["warmup"]), int(spec["calls"]), case["id"], count)
     except Exception:
         return {"state": "failed", "message": traceback.format_exc()[-2000:]}
     return {"state": "ok", "message": ""}

@@ -87,8 +87,9 @@ def child_environment(env: Mapping[str, str]) -> dict[str, str]:
     return {**kept, **callgrind.DETERMINISTIC_ENV}
 
 
-def _spec_document(spec: SimSpec, status: Path) -> dict[str, Any]:
+def _spec_document(spec: SimSpec, status: Path, count: bool = True) -> dict[str, Any]:
     return {
+        "count": count,
         "root_name": spec.root_name,
         "root_path": spec.root_path,
         "module": spec.module,
@@ -134,8 +135,10 @@ def measure(
 ) -> SimOutcome:
     """The counts of every case of ``spec`` (see the module); `ValgrindMissing` when
     valgrind is not installed, `SimRunError` when a pass fails as a whole. ``prepare_only``:
-    both passes run and nothing is reported (every case that ran is "skipped"): the gate
-    prepares each side so before its counting runs (`perfgate.pipeline.sim_phase.prepare`)."""
+    both passes run, the one under valgrind without switching instrumentation on (nothing
+    simulated: seconds, not minutes), and nothing is reported (every case that ran is
+    "skipped"): the gate prepares each side so before its counting runs
+    (`perfgate.pipeline.sim_phase.prepare`)."""
     version = callgrind.valgrind_version()
     base_env = dict(os.environ if env is None else env)
     jit = target.resolve(target_mode, python, base_env)
@@ -143,7 +146,8 @@ def measure(
     with tempfile.TemporaryDirectory(prefix="perfgate-sim-") as tmp:
         work = Path(tmp)
         argv = [python, "-m", "perfgate.sim.child", str(work / "spec.json")]
-        (work / "spec.json").write_text(json.dumps(_spec_document(spec, work / "status.json")))
+        document = _spec_document(spec, work / "status.json", count=not prepare_only)
+        (work / "spec.json").write_text(json.dumps(document))
         tail = _run(argv, child_env, timeout_s, "native")
         native = _status(work / "status.json", "native", tail)
         (work / "status.json").unlink()
