@@ -139,3 +139,16 @@ def test_a_bad_layout_shift_is_refused_naming_the_variable() -> None:
         layout_steps({LAYOUT_VARIABLE: "-1"})
     assert shift_layout(0) == []
     assert sum(len(b) for b in shift_layout(1)) > 64 * 4096
+
+
+def test_the_measured_process_is_one_unbound_thread() -> None:
+    """The gate's codegen environment binds OpenMP threads (OMP_PROC_BIND=close): in the
+    measured process that bound every run to the first core, and the base, the head and
+    the base again, meant to count at once, shared it. The measured process gets one thread
+    and no binding, whatever the run's environment says."""
+    from perfgate.sim.harness import measured_environment
+
+    given = {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores", "NUMBA_NUM_THREADS": "2"}
+    env = measured_environment(given, {"NUMBA_CPU_NAME": "haswell"})
+    assert env["OMP_PROC_BIND"] == "false" and env["KMP_AFFINITY"] == "disabled"
+    assert env["NUMBA_NUM_THREADS"] == "1" and env["NUMBA_CPU_NAME"] == "haswell"

@@ -24,12 +24,16 @@ from perfgate.sim import callgrind, child, target
 from perfgate.sim.cost import Events
 
 #: the measured process is single-threaded: valgrind serializes threads anyway, and a pool's
-#: spinning workers would be counted
+#: spinning workers would be counted. It is not bound to a CPU either: with the gate's
+#: ``OMP_PROC_BIND=close``, OpenMP's start-up bound every measured process to the first core,
+#: and the runs meant to count at once (base, head, base again) shared that one core.
 SINGLE_THREAD_ENV = {
     "NUMBA_NUM_THREADS": "1",
     "OMP_NUM_THREADS": "1",
     "OPENBLAS_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
+    "OMP_PROC_BIND": "false",
+    "KMP_AFFINITY": "disabled",
 }
 
 
@@ -87,6 +91,12 @@ def child_environment(env: Mapping[str, str]) -> dict[str, str]:
     return {**kept, **callgrind.DETERMINISTIC_ENV}
 
 
+def measured_environment(env: Mapping[str, str], jit: Mapping[str, str]) -> dict[str, str]:
+    """The measured process's whole environment: ``env`` as `child_environment` keeps it,
+    one unbound thread (`SINGLE_THREAD_ENV`) and the JIT's target (``jit``)."""
+    return {**child_environment(env), **SINGLE_THREAD_ENV, **jit}
+
+
 def _spec_document(spec: SimSpec, status: Path, count: bool = True) -> dict[str, Any]:
     return {
         "count": count,
@@ -142,7 +152,7 @@ def measure(
     version = callgrind.valgrind_version()
     base_env = dict(os.environ if env is None else env)
     jit = target.resolve(target_mode, python, base_env)
-    child_env = {**child_environment(base_env), **SINGLE_THREAD_ENV, **jit}
+    child_env = measured_environment(base_env, jit)
     with tempfile.TemporaryDirectory(prefix="perfgate-sim-") as tmp:
         work = Path(tmp)
         argv = [python, "-m", "perfgate.sim.child", str(work / "spec.json")]
