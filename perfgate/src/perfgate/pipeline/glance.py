@@ -47,6 +47,8 @@ class Glance:
     counted: tuple[float, ...] = ()
     #: wall-clock cases whose single-thread work a sim case compared (never blind spots)
     covered: int = 0
+    #: sim cases decided on instructions (their simulated misses follow the memory layout)
+    by_instructions: int = 0
 
     @property
     def seen_line(self) -> str:
@@ -62,6 +64,11 @@ class Glance:
                 f"; {len(self.counted)} counted by the simulator would have caught a slowdown "
                 f"≥ {_pct(max(self.counted))} of their single-thread work"
             )
+            if self.by_instructions:
+                text += (
+                    f" ({self.by_instructions} in instructions: their simulated misses "
+                    "followed the memory layout)"
+                )
         sizes = [b for b in self.blind if b is not None]
         timed = self.checked - len(self.counted)
         if sizes:
@@ -108,6 +115,7 @@ def glance(
         changes=tuple(_changes(rows, variants)),
         counted=tuple(d for d in counted if d is not None),
         covered=sum(1 for v in timed if v.covered_by is not None),
+        by_instructions=sum(1 for v in seen if v.row.figure == "instructions"),
     )
 
 
