@@ -16,9 +16,11 @@ misses follow the memory layout (`perfgate.pipeline.compare.sim`).
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 import importlib.util
 import json
+import mmap
 import os
 import sys
 import traceback
@@ -52,11 +54,15 @@ def import_suite(root_name: str, root_path: str, module: str) -> ModuleType:
 
 #: the variable naming the layout shift of a measured process (0 or absent: none)
 LAYOUT_VARIABLE = "PERFGATE_SIM_LAYOUT"
-#: one step of the shift: 69 pages and 1040 bytes on the mmap side (a large allocation moves
-#: every later mapping by 70 pages: other last-level cache sets), 1040 bytes on the heap (a
-#: small one moves every later small allocation off its 64-byte line and L1 set)
-_MAPPED_STEP = 69 * 4096 + 1040
-_HEAP_STEP = 1040
+#: One step of the shift, in whole 64-byte lines so that no allocation after it changes its
+#: alignment (numpy's vector loops peel unaligned heads: a 16-byte shift moved the
+#: instructions of g1_walk's hand-written case at N=2048 by 0.15%): 70 pages of mapping (every
+#: later mapping moves by them: other last-level cache sets) and one 1024-byte heap chunk
+#: (every later small allocation moves by 16 lines: other L1 sets).
+_MAPPED_PAGES = 70
+_HEAP_CHUNK = 1024
+#: malloc's per-chunk overhead on 64-bit glibc: a request of this much less is one chunk
+_MALLOC_HEADER = 8
 
 
 def layout_steps(environ: Mapping[str, str]) -> int:
@@ -67,13 +73,18 @@ def layout_steps(environ: Mapping[str, str]) -> int:
     return int(text)
 
 
-def shift_layout(steps: int) -> list[bytearray]:
+def shift_layout(steps: int) -> list[object]:
     """Allocations, kept alive by the caller, that shift the addresses of all that is
-    allocated after them by ``steps`` steps (none for 0). What the measured calls execute
-    is unchanged: only where their data lie."""
+    allocated after them by ``steps`` steps (none for 0), by whole cache lines. What the
+    measured calls execute is unchanged: only where their data lie."""
     if steps <= 0:
         return []
-    return [bytearray(steps * _MAPPED_STEP), bytearray(steps * _HEAP_STEP)]
+    mapped = mmap.mmap(-1, steps * _MAPPED_PAGES * mmap.PAGESIZE)
+    libc = ctypes.CDLL(None)
+    libc.malloc.restype = ctypes.c_void_p
+    libc.malloc.argtypes = [ctypes.c_size_t]
+    chunks = [libc.malloc(_HEAP_CHUNK - _MALLOC_HEADER) for _ in range(steps)]
+    return [mapped, *chunks]
 
 
 def dump_name(case: str, call: int) -> str:
