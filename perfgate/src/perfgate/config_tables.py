@@ -69,9 +69,10 @@ class SimConfig:
     A sim case is decided from one measurement per side: its estimated cycles per call (its
     instructions where the memory layout alone moves the cycles), head/base, beyond
     ``threshold`` (or a matching rule of ``thresholds``) is a regression, blocking like a
-    time regression. The base is measured twice, the second time with its layout shifted,
-    and a case whose two counts differ by more than ``tolerance`` in instructions is refused
-    (exit 3): determinism is checked, not assumed (`perfgate.pipeline.compare.sim`).
+    time regression. The base is measured twice, the second time with its layout shifted; a
+    figure whose two counts agree within ``tolerance`` is exact, and a case none of whose
+    figures moved by at most half its threshold is refused (exit 3): determinism is
+    checked, not assumed (`perfgate.pipeline.compare.sim`).
     """
 
     #: the sim family (asv ``--bench`` regexes) in the full gate, and under ``--quick``; by

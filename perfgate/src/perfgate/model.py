@@ -138,9 +138,9 @@ class Reason(Enum):
     SIM_CHANGED = "simulated {direction}: {moved}"
     SIM_WITHIN = "simulated, within {threshold:.1%}: {moved}"
     SIM_UNSTABLE = (
-        "two counts of the base differ by {spread:.3%} > sim tolerance {tolerance:.3%} "
-        "(its instructions, where counted, not only its cycles): not deterministic on this "
-        "machine"
+        "two counts of the base (the second with its memory layout shifted) differ by "
+        "{spread:.3%} or more in every figure, beyond half the threshold ({bound:.2%}): not "
+        "deterministic enough on this machine to decide"
     )
     SIM_UNCHECKED = (
         "no second count of the base and no calibrated check of this version on this "

@@ -10,8 +10,11 @@ deterministic, under four rules:
   base's two counts agree within ``[tool.perfgate.sim] tolerance``. Where only the cycles
   differ, the case's simulated misses follow where its data lie (a working set near a
   simulated cache's size: the "bistable layouts" of other simulators), and the case is
-  decided on its instructions, which do not; the report says so. Where the instructions
-  differ too, the case is INVALID (the gate refuses it, exit 3);
+  decided on its instructions, which follow them far less; the report says so. Where both
+  figures differ by more than the tolerance (CPython's dictionaries probe by address, so a
+  call with much interpreter work moves its instructions by ~0.15% with the layout), the
+  one that moved less decides if it moved by at most half the case's threshold, its
+  interval widened by that much; beyond, the case is INVALID (the gate refuses it, exit 3);
 * ratio head/base above 1 + threshold: REGRESSED; below 1 / (1 + threshold): IMPROVED;
   otherwise UNCHANGED. The row's interval is the ratio widened by the base's own spread;
 * the case's other figures (instructions, L1 and last-level misses) say what moved, weighted
@@ -144,13 +147,22 @@ def base_spread(
     return None
 
 
-def _decisive(key: CaseKey, spread: Spread, tolerance: float) -> tuple[str, CaseKey] | None:
-    """The figure that decides the case and its key (see the module); None: neither is
-    deterministic."""
+def _decisive(
+    key: CaseKey, spread: Spread, tolerance: float, bound: float
+) -> tuple[str, CaseKey, float] | None:
+    """The figure that decides the case, its key and its spread (see the module); None:
+    every figure moved by more than ``bound`` between the base's two counts."""
+    proof = (FIGURES[LAYOUT_PROOF][0], _figure_key(key, LAYOUT_PROOF), spread.instructions)
     if spread.cycles <= tolerance:
-        return "cycles", key
-    if spread.instructions is not None and spread.instructions <= tolerance:
-        return FIGURES[LAYOUT_PROOF][0], _figure_key(key, LAYOUT_PROOF)
+        return "cycles", key, spread.cycles
+    if proof[2] is not None and proof[2] <= tolerance:
+        return proof[0], proof[1], proof[2]
+    least = min(
+        [("cycles", key, spread.cycles), *([proof] if proof[2] is not None else [])],
+        key=lambda c: (c[2], c[0] == "cycles"),
+    )
+    if least[2] is not None and least[2] <= bound:
+        return least[0], least[1], least[2]
     return None
 
 
@@ -171,25 +183,29 @@ def sim_row(
     spread = base_spread(key, base, base_again, checks or {})
     if spread is None:
         return explained(row, CaseVerdict.INVALID, Reason.SIM_UNCHECKED)
-    tolerance = config.sim.tolerance
-    chosen = _decisive(key, spread, tolerance)
+    bound = row.threshold / 2.0
+    chosen = _decisive(key, spread, config.sim.tolerance, bound)
     if chosen is None:
-        worst = spread.instructions if spread.instructions is not None else spread.cycles
-        return explained(
-            row, CaseVerdict.INVALID, Reason.SIM_UNSTABLE, spread=worst, tolerance=tolerance
-        )
-    figure, decisive = chosen
-    return _decided(row, base, head, figure, decisive, spread)
+        least = min(s for s in (spread.cycles, spread.instructions) if s is not None)
+        return explained(row, CaseVerdict.INVALID, Reason.SIM_UNSTABLE, spread=least, bound=bound)
+    figure, decisive, own = chosen
+    return _decided(row, base, head, figure, decisive, spread, own)
 
 
 def _decided(
-    row: CaseComparison, base: Side, head: Side, figure: str, key: CaseKey, spread: Spread
+    row: CaseComparison,
+    base: Side,
+    head: Side,
+    figure: str,
+    key: CaseKey,
+    spread: Spread,
+    own: float,
 ) -> CaseComparison:
-    """The row decided on ``figure`` (the measurements of ``key``) head vs base."""
+    """The row decided on ``figure`` (the measurements of ``key``, ``own`` apart between the
+    base's two counts) head vs base."""
     a, b = base.get(key), head.get(key)
     if a is None or b is None or not a.median or b.median is None:
         return explained(row, CaseVerdict.INVALID, Reason.SIM_UNCHECKED)
-    own = spread.cycles if figure == "cycles" else (spread.instructions or 0.0)
     ratio = b.median / a.median
     cycles = base.get(row.key)
     assert cycles is not None and cycles.median
