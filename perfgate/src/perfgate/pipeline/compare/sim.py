@@ -33,7 +33,7 @@ from perfgate.config import GateConfig
 from perfgate.formats.noise import SimCheck
 from perfgate.model import CaseComparison, CaseKey, Measurement, Reason, natural_key
 from perfgate.pipeline.compare.pairs import CasePair, explained, untestable
-from perfgate.sim.cost import WEIGHTS, Shift, shifts
+from perfgate.sim.cost import Shift, shifts
 from perfgate.sim.figures import DECISIVE, FIGURES, LAYOUT_PROOF
 from perfgate.verdict import CaseVerdict
 
@@ -61,17 +61,21 @@ EVENT_NAMES = {"instructions": "instructions", "l1_misses": "L1 misses", "ll_mis
 
 
 def moved(
-    ratio: float, changes: tuple[Shift, ...], figure: str = "cycles", layout: float | None = None
+    ratio: float,
+    changes: tuple[Shift, ...],
+    figure: str = "cycles",
+    layout: float | None = None,
+    cycles_ratio: float | None = None,
 ) -> str:
     """What moved, for a report: ``cycles +1.40%: instructions +1.52% (the largest share of
     the change), L1 misses +0.20%, LL misses +0.00%``; identical counts say so. A case
-    decided on its instructions (``layout``: how far the layout alone moved its cycles)
-    says that first."""
+    decided on another figure (``layout``: how far the layout alone moved its cycles;
+    ``cycles_ratio``: head/base of its cycles) says that first."""
     if ratio == 1.0 and all(s.head == s.base for s in changes):
         text = "identical counts on both sides"
     else:
         parts = [f"{EVENT_NAMES.get(s.event, s.event)} {_change(s.ratio)}" for s in changes]
-        text = f"cycles {_change(_cycles_ratio(ratio, changes, figure))}"
+        text = f"cycles {_change(ratio if figure == 'cycles' else cycles_ratio)}"
         if parts:
             text += f": {parts[0]} (the largest share of the change)"
             text += "".join(f", {p}" for p in parts[1:])
@@ -81,15 +85,6 @@ def moved(
         f"decided on {figure} ({_change(ratio)}): the estimated cycles of two counts of the "
         f"base moved {layout:.2%} with the memory layout alone; {text}"
     )
-
-
-def _cycles_ratio(ratio: float, changes: tuple[Shift, ...], figure: str) -> float | None:
-    """head/base of the estimated cycles: ``ratio`` itself when it is the cycles'."""
-    if figure == "cycles":
-        return ratio
-    base = sum(WEIGHTS[s.event] * s.base for s in changes)
-    head = sum(WEIGHTS[s.event] * s.head for s in changes)
-    return head / base if base > 0 else None
 
 
 def _change(ratio: float | None) -> str:
@@ -221,7 +216,14 @@ def _decided(
         unit=a.unit or figure,
         figure=figure,
     )
-    text = moved(ratio, changes, figure, None if figure == "cycles" else spread.cycles)
+    head_cycles = head.get(row.key)
+    cycles_ratio = (
+        head_cycles.median / cycles.median
+        if head_cycles is not None and head_cycles.median is not None
+        else None
+    )
+    layout = None if figure == "cycles" else spread.cycles
+    text = moved(ratio, changes, figure, layout, cycles_ratio)
     if ratio > 1.0 + row.threshold:
         return explained(
             row, CaseVerdict.REGRESSED, Reason.SIM_CHANGED, direction="slower", moved=text
