@@ -11,11 +11,24 @@ from termplan.tasks.base import LOG_EVERY
 
 
 def test_the_measured_steps_stand_for_one_logging_period() -> None:
-    """Warm-up at step 3, then steps 4 (logging), 5 and 6 weighted 1:1:2: the weights add up
-    to one logging period of termplan's loop, whose first step logs."""
+    """Warm-up at step 3, then steps 4 (logging) and 5 weighted 1:3: the weights add up to
+    one logging period of termplan's loop, whose first step logs."""
     weights = sim_hot_slice.SimHotSlice.sim_weights
-    assert sum(weights) == LOG_EVERY and len(weights) == 3
+    assert sum(weights) == LOG_EVERY and weights[0] == 1 and len(weights) == 2
     assert (sim_hot_slice.FIRST_STEP + 1) % LOG_EVERY == 0
+
+
+def test_the_cases_of_one_batch_are_counted_one_after_another() -> None:
+    """Cases sharing a batch (task, profile, N) are next to each other, paths in the suite's
+    order, so that a run builds each batch once."""
+    combos = sim_hot_slice.SimHotSlice()._combinations()
+    ordered = sim_hot_slice.SimHotSlice.sim_order(combos)
+    assert sorted(ordered) == sorted(combos)
+    batches = [(c[0], c[1], c[3]) for c in ordered]
+    runs = [b for i, b in enumerate(batches) if i == 0 or batches[i - 1] != b]
+    assert len(runs) == len(set(batches))
+    first = [c[2] for c in ordered[: len(sim_hot_slice.PATHS)]]
+    assert first == list(sim_hot_slice.PATHS)
 
 
 @pytest.mark.subprocess

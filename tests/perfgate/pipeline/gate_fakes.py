@@ -26,7 +26,7 @@ from perfgate.pipeline.side_run import SideRun
 from perfgate.pipeline.sim_phase import RUNS, SimRunner
 from perfgate.secrets import child_environment
 from perfgate.sim.child import LAYOUT_VARIABLE
-from perfgate.sim.harness import PREPARE_VARIABLE
+from perfgate.sim.harness import PREPARE_DONE, PREPARE_ONLY, PREPARE_VARIABLE
 
 BENCH = "suite.Kernel.time_run"
 CASES = {
@@ -226,10 +226,12 @@ class FakeSim:
         run_env: Mapping[str, Mapping[str, str]],
     ) -> list[SideRun]:
         seen = child_environment(settings.env)  # what the suite's process is given
-        if seen.get(PREPARE_VARIABLE) == "1":  # prepares, counts nothing
+        if seen.get(PREPARE_VARIABLE) == PREPARE_ONLY:  # prepares, counts nothing
             self.prepared += [(side, folder.name) for side, folder in runs]
             suite = parse_benchmarks(sim_benchmarks_json(self.versions[0]))
             return [SideRun({}, suite) for _ in runs]
+        if seen.get(PREPARE_VARIABLE) != PREPARE_DONE:  # the harness would prepare again
+            raise AssertionError(f"a counting run without {PREPARE_VARIABLE}={PREPARE_DONE}")
         self.runs.append([(side, folder.name) for side, folder in runs])
         order = [folder for _side, folder in RUNS]  # base, head, base again
         return [

@@ -1,4 +1,4 @@
-"""perfgate.sim.child: one case's calls, counted or (a preparing run) only made."""
+"""perfgate.sim.child: one case built, its calls counted, its outcome reported."""
 
 from __future__ import annotations
 
@@ -7,18 +7,30 @@ import pytest
 from perfgate.sim import child, client
 
 
-def test_a_preparing_run_makes_the_calls_and_never_switches_instrumentation_on(
+def test_a_case_reports_its_state_and_the_seconds_of_its_building_and_its_calls(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    calls: list[int] = []
+    for name in ("start_instrumentation", "stop_instrumentation", "zero_stats"):
+        monkeypatch.setattr(client, name, lambda: None)
+    monkeypatch.setattr(client, "prepared_dump", lambda name: lambda: None)
+    spec = {"warmup": 1, "calls": 2}
+    done = child.run_case(lambda: lambda: None, {"id": "c", "params": []}, spec)
+    assert done["state"] == "ok"
+    assert float(done["build_seconds"]) >= 0 and float(done["seconds"]) >= 0
 
-    def refuse() -> None:
-        raise AssertionError("instrumentation switched on in a preparing run")
 
-    monkeypatch.setattr(client, "start_instrumentation", refuse)
-    monkeypatch.setattr(client, "prepared_dump", lambda name: refuse)
-    child.measure_case(lambda: calls.append(1), warmup=1, calls=3, name="c", count=False)
-    assert len(calls) == 4
+def test_a_case_that_cannot_be_built_is_skipped_or_failed_with_its_reason() -> None:
+    def unsupported() -> None:
+        raise NotImplementedError("no such path")
+
+    def broken() -> None:
+        raise RuntimeError("boom")
+
+    spec = {"warmup": 1, "calls": 2}
+    skipped = child.run_case(unsupported, {"id": "c", "params": []}, spec)
+    failed = child.run_case(broken, {"id": "c", "params": []}, spec)
+    assert skipped == {"state": "skipped", "message": "no such path"}
+    assert failed["state"] == "failed" and "RuntimeError: boom" in failed["message"]
 
 
 def test_a_counting_run_switches_instrumentation_on_around_the_calls(

@@ -93,7 +93,7 @@ def test_only_the_selected_cases_are_counted(toy: type, monkeypatch: pytest.Monk
 
 def test_a_preparing_run_reports_nothing(toy: type, monkeypatch: pytest.MonkeyPatch) -> None:
     """PERFGATE_SIM_PREPARE=1 (the gate's preparing runs): every case built and called
-    (natively and under valgrind), none reported (a skip), a broken case still a failure."""
+    natively, none reported (a skip), a broken case still a failure."""
     from perfgate.sim.harness import PREPARE_VARIABLE, PREPARED
 
     monkeypatch.setenv(PREPARE_VARIABLE, "1")
@@ -101,6 +101,33 @@ def test_a_preparing_run_reports_nothing(toy: type, monkeypatch: pytest.MonkeyPa
     assert measured[(1,)] == {"skip": PREPARED} == measured[(2,)]
     assert measured[(3,)] == {"skip": "no case 3 at this commit"}
     assert "case 4 is broken" in measured[(4,)]["error"]
+
+
+def test_a_counting_run_after_preparing_counts_as_a_run_of_both_passes(
+    toy: type, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PERFGATE_SIM_PREPARE=done (the gate's counting runs): the simulated pass alone gives
+    the counts a run of both passes gives."""
+    from perfgate.sim.harness import PREPARE_VARIABLE
+
+    monkeypatch.setenv("PERFGATE_BENCH", json.dumps([r"\(2\)$"]))
+    both = toy().measure_cases()
+    monkeypatch.setenv(PREPARE_VARIABLE, "done")
+    counted = toy().measure_cases()
+    assert counted.keys() == both.keys() == {(2,)}
+    assert counted[(2,)]["instructions"] == both[(2,)]["instructions"] > 0
+    assert counted[(2,)]["cycles"] == pytest.approx(both[(2,)]["cycles"], rel=1e-4)
+
+
+def test_a_bad_stage_names_the_variable_and_its_values(
+    toy: type, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from perfgate.errors import UserError
+    from perfgate.sim.harness import PREPARE_VARIABLE
+
+    monkeypatch.setenv(PREPARE_VARIABLE, "yes")
+    with pytest.raises(UserError, match=f"{PREPARE_VARIABLE}: expected '1'.*'done'.*'yes'"):
+        toy().measure_cases()
 
 
 def test_the_variables_a_sim_run_reads_reach_its_process() -> None:

@@ -34,6 +34,34 @@ def test_the_version_changes_with_valgrind_and_the_target_mode() -> None:
     assert suite.sim_version("valgrind", "3.19.0") != base
 
 
+def test_a_family_that_counts_other_calls_has_another_version() -> None:
+    """A family's figures are its weighted calls after its warm-up: changing either makes
+    figures that are not compared with the old ones."""
+
+    class Three(suite.SimBenchmark):
+        sim_weights = (1, 1, 2)
+
+        def setup_cache(self) -> None: ...
+
+        @staticmethod
+        def sim_case(*params: object) -> object: ...
+
+    class Two(Three):
+        sim_weights = (1, 3)
+
+        def setup_cache(self) -> None: ...
+
+    class Cold(Two):
+        sim_warmup = 0
+
+        def setup_cache(self) -> None: ...
+
+    assert len({Three.version, Two.version, Cold.version}) == 3
+    assert Two.version == suite.sim_version(
+        Two.target_mode, suite._installed_valgrind(), (1, 3), 1
+    )
+
+
 def test_a_family_must_define_its_own_setup_cache() -> None:
     """asv shares one setup_cache per place it is defined: an inherited one would make two
     families share one measurement."""

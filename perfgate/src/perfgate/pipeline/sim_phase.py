@@ -26,7 +26,7 @@ from perfgate.pipeline.context import GateSettings
 from perfgate.pipeline.side_run import NothingSelected, SideRun, run_sides_together
 from perfgate.sim.child import LAYOUT_VARIABLE
 from perfgate.sim.figures import DECISIVE
-from perfgate.sim.harness import PREPARE_VARIABLE
+from perfgate.sim.harness import PREPARE_DONE, PREPARE_ONLY, PREPARE_VARIABLE
 
 #: (side, folder) of the three runs; the folder names have one length on purpose
 RUNS = (("base", "sim-base-1"), ("head", "sim-head-1"), ("base", "sim-base-2"))
@@ -92,6 +92,7 @@ def run_sim_phase(
     (the machine's calibrated determinism, `perfgate calibrate`) the base is counted once
     with the head, and again only when a case counted has no check of its version."""
     s = replace(settings, env={**settings.env, **sim_env(settings, bench)})
+    counting = replace(s, env={**s.env, PREPARE_VARIABLE: PREPARE_DONE})
     runs = [(side, settings.run_dir / folder) for side, folder in RUNS]
     first = runs if not checks else runs[:2]
     started = time.monotonic()
@@ -99,14 +100,14 @@ def run_sim_phase(
         prepare(s, bench, log, runner)
         what = "the base twice and the head once" if len(first) == 3 else "the base and the head"
         log(f"sim: counting {what} under callgrind, all at once")
-        done = list(runner(s, first, bench, RUN_ENV))
+        done = list(runner(counting, first, bench, RUN_ENV))
     except NothingSelected:
         log(f"sim: the suite has no benchmark for {list(bench)}; nothing to count")
         return SimMeasured({}, {}, {}, time.monotonic() - started)
     base, head = measurements(done[0]), measurements(done[1])
     if len(done) == 2 and unchecked(base, checks or {}):
         log("sim: cases without a calibrated determinism check: counting the base again")
-        done += runner(s, runs[2:], bench, RUN_ENV)
+        done += runner(counting, runs[2:], bench, RUN_ENV)
     again = measurements(done[2]) if len(done) == 3 else {}
     seconds = time.monotonic() - started
     log(f"sim: {_count(head)} case figure(s) measured ({seconds:.0f}s)")
@@ -120,16 +121,14 @@ def prepare(
     settings: GateSettings, bench: Sequence[str], log: Callable[[str], None], runner: SimRunner
 ) -> None:
     """One run of the base and one of the head, together, before any count: each builds and
-    calls every case natively (what the JIT's cache lacks is compiled and cached) and under
-    valgrind, and reports nothing, so no counting run compiles or writes a cache file.
-    Measured on this 2-core VM: without it a fresh clone's base counted twice came out
-    0.2-5% apart in cycles (motion_tracking cases); with both passes, every counting run of
-    three gate runs agreed exactly. The cause: those cases' simulated misses follow where
-    their data lie (a working set near the simulated last-level cache's size), and what a
-    process did before moves its data; the base's second count now shifts its layout on
-    purpose, and such a case is decided on its instructions (`compare.sim`)."""
-    log("sim: preparing the base and the head (each case built and called once, not counted)")
-    prepare_env = replace(settings, env={**settings.env, PREPARE_VARIABLE: "1"})
+    calls every case natively and reports nothing (what the JIT's cache lacks is compiled and
+    cached, a broken case fails in seconds), so no counting run compiles or writes a cache
+    file; the counting runs then make the simulated pass alone (`perfgate.sim.harness.Stage`).
+    A preparing run used to make a pass under valgrind too, to make the counts of a fresh
+    clone agree; the layout check (`compare.sim`) now handles what that pass hid (counts
+    that follow where the data lie), and each case is built under valgrind once, to count."""
+    log("sim: preparing the base and the head (each case built and called natively, not counted)")
+    prepare_env = replace(settings, env={**settings.env, PREPARE_VARIABLE: PREPARE_ONLY})
     runs = [(side, settings.run_dir / folder) for side, folder in PREPARE]
     runner(prepare_env, runs, bench, {})
 

@@ -23,6 +23,7 @@ import json
 import mmap
 import os
 import sys
+import time
 import traceback
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -92,16 +93,9 @@ def dump_name(case: str, call: int) -> str:
     return f"{case}.{call}"
 
 
-def measure_case(
-    call: Callable[[], object], warmup: int, calls: int, name: str, count: bool = True
-) -> None:
+def measure_case(call: Callable[[], object], warmup: int, calls: int, name: str) -> None:
     """One case under instrumentation: warm-up calls, zero, then each measured call dumped
-    on its own (`dump_name`; a dump also zeroes the counts). ``count`` False (a preparing
-    run): the same calls, instrumentation never switched on."""
-    if not count:
-        for _ in range(warmup + calls):
-            call()
-        return
+    on its own (`dump_name`; a dump also zeroes the counts)."""
     dumps = [client.prepared_dump(dump_name(name, i)) for i in range(calls)]
     client.start_instrumentation()
     try:
@@ -118,19 +112,26 @@ def measure_case(
 def run_case(
     factory: Callable[..., Callable[[], object]], case: Mapping[str, Any], spec: Mapping[str, Any]
 ) -> dict[str, str]:
-    """Build and measure one case; its outcome (a skip is a NotImplementedError, as in asv)."""
+    """Build and measure one case; its outcome (a skip is a NotImplementedError, as in asv)
+    and the seconds its building and its calls took (the log names the costly cases)."""
+    started = time.monotonic()
     try:
         call = factory(*case["params"])
     except NotImplementedError as exc:
         return {"state": "skipped", "message": str(exc)}
     except Exception:  # recorded as this case's failure; the others still run
         return {"state": "failed", "message": traceback.format_exc()[-2000:]}
+    built = time.monotonic()
     try:
-        count = bool(spec.get("count", True))
-        measure_case(call, int(spec["warmup"]), int(spec["calls"]), case["id"], count)
+        measure_case(call, int(spec["warmup"]), int(spec["calls"]), case["id"])
     except Exception:
         return {"state": "failed", "message": traceback.format_exc()[-2000:]}
-    return {"state": "ok", "message": ""}
+    return {
+        "state": "ok",
+        "message": "",
+        "build_seconds": f"{built - started:.1f}",
+        "seconds": f"{time.monotonic() - built:.1f}",
+    }
 
 
 def main(argv: list[str]) -> int:

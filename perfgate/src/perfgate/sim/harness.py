@@ -5,6 +5,10 @@ JIT's on-disk cache for the target the simulated pass uses (nothing then compile
 valgrind, where a compile takes minutes) and reports broken cases in seconds. The simulated
 pass is one valgrind process for all the cases, which pays valgrind's start-up (~8 s of
 imports under the simulator here) once, not once per case.
+
+A run does both passes (`Stage.BOTH`), or one of them: the gate prepares each side with the
+native pass alone (`Stage.PREPARE`), then counts with the simulated pass alone
+(`Stage.COUNT`), so a side's cases are not built and called natively twice.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -37,13 +42,38 @@ SINGLE_THREAD_ENV = {
 }
 
 
-#: The variable that makes a sim suite's run only prepare (both passes run, nothing is
-#: reported; see `perfgate.sim.suite`). Its name must pass `perfgate.secrets.child_environment`: a
-#: name with PASS, KEY, TOKEN, ... in it is dropped from every child as a secret.
-PREPARE_VARIABLE = "PERFGATE_SIM_PREPARE"
+class Stage(Enum):
+    """Which passes a run of the harness makes (see the module)."""
 
-#: What a case of a preparing run says (`measure`'s ``prepare_only``).
-PREPARED = "prepared: built and called natively and under valgrind, not reported"
+    #: the native pass, then the simulated pass: a run on its own (asv run, calibrate)
+    BOTH = "both"
+    #: the native pass alone, nothing reported: the gate's preparing runs
+    PREPARE = "prepare"
+    #: the simulated pass alone: a counting run after a preparing run of the same commit
+    COUNT = "count"
+
+
+#: The variable naming the `Stage` of a sim suite's run (absent: both passes; see
+#: `perfgate.sim.suite`). Its name must pass `perfgate.secrets.child_environment`: a name with
+#: PASS, KEY, TOKEN, ... in it is dropped from every child as a secret.
+PREPARE_VARIABLE = "PERFGATE_SIM_PREPARE"
+#: its values: this run only prepares; this run counts what a preparing run prepared
+PREPARE_ONLY, PREPARE_DONE = "1", "done"
+
+#: What a case of a preparing run says.
+PREPARED = "prepared: built and called natively, not reported"
+
+
+def stage_of(environ: Mapping[str, str]) -> Stage:
+    """The stage `PREPARE_VARIABLE` asks for; a ValueError names the variable if it is bad."""
+    text = environ.get(PREPARE_VARIABLE, "").strip()
+    stages = {"": Stage.BOTH, PREPARE_ONLY: Stage.PREPARE, PREPARE_DONE: Stage.COUNT}
+    if text not in stages:
+        raise ValueError(
+            f"{PREPARE_VARIABLE}: expected {PREPARE_ONLY!r} (prepare only), "
+            f"{PREPARE_DONE!r} (count only) or nothing, got {text!r}"
+        )
+    return stages[text]
 
 
 class SimRunError(UserError):
@@ -97,9 +127,8 @@ def measured_environment(env: Mapping[str, str], jit: Mapping[str, str]) -> dict
     return {**child_environment(env), **SINGLE_THREAD_ENV, **jit}
 
 
-def _spec_document(spec: SimSpec, status: Path, count: bool = True) -> dict[str, Any]:
+def _spec_document(spec: SimSpec, status: Path) -> dict[str, Any]:
     return {
-        "count": count,
         "root_name": spec.root_name,
         "root_path": spec.root_path,
         "module": spec.module,
@@ -141,14 +170,12 @@ def measure(
     target_mode: str = "auto",
     timeout_s: float = 3600.0,
     python: str = sys.executable,
-    prepare_only: bool = False,
+    stage: Stage = Stage.BOTH,
 ) -> SimOutcome:
     """The counts of every case of ``spec`` (see the module); `ValgrindMissing` when
-    valgrind is not installed, `SimRunError` when a pass fails as a whole. ``prepare_only``:
-    both passes run, the one under valgrind without switching instrumentation on (nothing
-    simulated: seconds, not minutes), and nothing is reported (every case that ran is
-    "skipped"): the gate prepares each side so before its counting runs
-    (`perfgate.pipeline.sim_phase.prepare`)."""
+    valgrind is not installed, `SimRunError` when a pass fails as a whole. With
+    `Stage.PREPARE` only the native pass runs and nothing is reported (every case that ran
+    is "skipped", `PREPARED`); with `Stage.COUNT` only the simulated pass runs."""
     version = callgrind.valgrind_version()
     base_env = dict(os.environ if env is None else env)
     jit = target.resolve(target_mode, python, base_env)
@@ -156,24 +183,33 @@ def measure(
     with tempfile.TemporaryDirectory(prefix="perfgate-sim-") as tmp:
         work = Path(tmp)
         argv = [python, "-m", "perfgate.sim.child", str(work / "spec.json")]
-        document = _spec_document(spec, work / "status.json", count=not prepare_only)
-        (work / "spec.json").write_text(json.dumps(document))
-        tail = _run(argv, child_env, timeout_s, "native")
-        native = _status(work / "status.json", "native", tail)
-        (work / "status.json").unlink()
-        if native.get("on_valgrind"):
-            raise SimRunError("sim: the native pass says it runs under valgrind")
+        (work / "spec.json").write_text(json.dumps(_spec_document(spec, work / "status.json")))
+        if stage is not Stage.COUNT:
+            native = _native_pass(work, argv, child_env, timeout_s)
+            if stage is Stage.PREPARE:
+                prepared = {"state": "skipped", "message": PREPARED}
+                states = {c: s if s["state"] != "ok" else prepared for c, s in native.items()}
+                return _outcome(spec, states, {}, {})
         tail = _run(callgrind.command(work, argv), child_env, timeout_s, "simulated")
-        if prepare_only:
-            prepared = {"state": "skipped", "message": PREPARED}
-            states = {c: s if s["state"] != "ok" else prepared for c, s in native["cases"].items()}
-            return _outcome(spec, states, {}, {})
         simulated = _status(work / "status.json", "simulated", tail)
         if not simulated.get("on_valgrind"):
             raise SimRunError(f"sim: the simulated pass did not run under valgrind:\n{tail}")
         names = [child.dump_name(c.id, i) for c in spec.cases for i in range(len(spec.weights))]
         dumps = callgrind.read_dumps(work, names)
     return _outcome(spec, simulated["cases"], dumps, callgrind.fingerprint(version, jit))
+
+
+def _native_pass(
+    work: Path, argv: Sequence[str], env: Mapping[str, str], timeout_s: float
+) -> dict[str, Any]:
+    """The native pass's case states (its status file removed for the simulated pass)."""
+    tail = _run(argv, env, timeout_s, "native")
+    native = _status(work / "status.json", "native", tail)
+    (work / "status.json").unlink()
+    if native.get("on_valgrind"):
+        raise SimRunError("sim: the native pass says it runs under valgrind")
+    cases: dict[str, Any] = native["cases"]
+    return cases
 
 
 def _outcome(

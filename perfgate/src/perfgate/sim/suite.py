@@ -25,8 +25,9 @@ benchmark; valgrind missing fails every case with the install command (never a s
 
 The gate passes the ``--bench`` regexes of an asv run in ``PERFGATE_BENCH`` (a JSON list), so
 the harness measures only the cases that run selects, the JIT target mode in
-``PERFGATE_SIM_TARGET``, and ``PERFGATE_SIM_PREPARE=1`` for a run that only prepares
-(both passes run, nothing is reported: `perfgate.pipeline.sim_phase.prepare`). The
+``PERFGATE_SIM_TARGET``, and ``PERFGATE_SIM_PREPARE``: ``1`` for a run that only prepares
+(the native pass, nothing reported: `perfgate.pipeline.sim_phase.prepare`), ``done`` for a
+counting run after it (the simulated pass alone, `perfgate.sim.harness.Stage`). The
 benchmarks' asv ``version`` digests this package's measuring code, the cost model, the
 simulated caches, valgrind's version and the target mode: figures taken under different
 ones are never compared (asv and perfgate treat a version change as "not comparable").
@@ -35,6 +36,7 @@ ones are never compared (asv and perfgate treat a version change as "not compara
 from __future__ import annotations
 
 import abc
+import functools
 import hashlib
 import itertools
 import json
@@ -67,19 +69,26 @@ def selected(names: Sequence[str], environ: Mapping[str, str]) -> bool:
     return any(re.search(r, n) for r in regexes for n in names)
 
 
-def sim_version(target_mode: str, valgrind: str) -> str:
-    """The asv version of every sim benchmark: what must be equal for two figures to be
-    compared (measuring code, cost model, simulated caches, valgrind, JIT target mode)."""
+def sim_version(
+    target_mode: str, valgrind: str, weights: Sequence[int] = (), warmup: int = 0
+) -> str:
+    """The asv version of a family's sim benchmarks: what must be equal for two figures to
+    be compared (measuring code, cost model, simulated caches, valgrind, JIT target mode, and
+    the family's measured calls: their weights and the warm-up calls before them)."""
     digest = hashlib.sha256()
     here = Path(__file__).parent
     for name in _MEASURING:
         digest.update((here / f"{name}.py").read_bytes())
     fields = [cost.MODEL, callgrind.cache_text(), f"valgrind {valgrind}", f"target {target_mode}"]
+    if weights:
+        fields.append(f"calls {','.join(map(str, weights))} after {warmup} warm-up")
     digest.update("\n".join(fields).encode())
     return f"sim-{digest.hexdigest()[:16]}"
 
 
+@functools.cache
 def _installed_valgrind() -> str:
+    """valgrind's version, asked once per process ("missing" without it)."""
     try:
         return callgrind.valgrind_version()
     except UserError:
@@ -106,6 +115,9 @@ class SimBenchmark(abc.ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        cls.version = sim_version(
+            cls.target_mode, _installed_valgrind(), cls.sim_weights, cls.sim_warmup
+        )
         if "setup_cache" not in cls.__dict__:
             raise TypeError(
                 f"{cls.__name__}: define setup_cache (return self.measure_cases()) in the "
@@ -116,6 +128,13 @@ class SimBenchmark(abc.ABC):
     @abc.abstractmethod
     def sim_case(*params: Any) -> Callable[[], object]:
         """Build one case (never counted) and return one call of it."""
+
+    @classmethod
+    def sim_order(cls, combos: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """The order in which one process builds and counts the selected cases (default:
+        asv's). A suite whose cases share costly inputs puts those cases next to each other,
+        so that each input is built once per run."""
+        return combos
 
     def _combinations(self) -> list[tuple[Any, ...]]:
         if not self.params:
@@ -134,6 +153,7 @@ class SimBenchmark(abc.ABC):
         figures per call, or ``{"skip": why}`` / ``{"error": why}``."""
         cls = type(self)
         combos = [c for c in self._combinations() if selected(self._asv_names(c), os.environ)]
+        combos = cls.sim_order(combos)
         cases = tuple(harness.SimCase(f"case{i:04d}", c) for i, c in enumerate(combos))
         root_name = cls.__module__.split(".")[0]
         root_path = next(iter(sys.modules[root_name].__path__))  # asv's benchmark folder
@@ -146,9 +166,12 @@ class SimBenchmark(abc.ABC):
             tuple(cls.sim_weights),
             cls.sim_warmup,
         )
-        prepare_only = os.environ.get(harness.PREPARE_VARIABLE) == "1"
+        try:
+            stage = harness.stage_of(os.environ)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
         outcome = harness.measure(
-            spec, target_mode=cls.target_mode, timeout_s=cls.timeout, prepare_only=prepare_only
+            spec, target_mode=cls.target_mode, timeout_s=cls.timeout, stage=stage
         )
         out: dict[tuple[Any, ...], dict[str, Any]] = {}
         for case in cases:
