@@ -21,6 +21,8 @@ bar: two gate runs of ``original`` against itself (``--aa 2``) give every sim ca
 counts within 0.1%.
 
     .venv/bin/python ci/sim-trials.py --work /tmp/st --calibrate --aa 2 --readme --work1 --work2
+
+A later call on the same ``--work`` with ``--floors`` reuses that calibration.
 """
 
 from __future__ import annotations
@@ -207,6 +209,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--work", type=Path, required=True)
     p.add_argument("--python", default=sys.executable)
     p.add_argument("--calibrate", action="store_true")
+    p.add_argument(
+        "--floors",
+        action="store_true",
+        help="the gate runs read the floors an earlier --calibrate stored in this --work",
+    )
     p.add_argument("--aa", type=int, default=0)
     for kind in KINDS:
         p.add_argument(f"--{kind}", action="store_true")
@@ -219,11 +226,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.calibrate:
         summary["calibrate_seconds"] = round(calibrate(repo, args.python), 1)
         print(f"calibrate: {summary['calibrate_seconds']} s", flush=True)
+    floors = args.calibrate or args.floors
     runs = [("aa", "original")] * args.aa
     runs += [(k, make_branch(repo, k)) for k in KINDS if getattr(args, k)]
     failed = 0
     for i, (kind, head) in enumerate(runs):
-        result = gate(repo, args.python, head, args.work / f"{i:02d}-{kind}", args.calibrate)
+        out = _fresh(args.work, f"{i:02d}-{kind}", "")
+        result = gate(repo, args.python, head, out, floors)
         problems = check(kind, result)
         failed += bool(problems)
         summary[f"{i:02d}-{kind}"] = {**result, "problems": problems}
@@ -244,8 +253,18 @@ def main(argv: list[str] | None = None) -> int:
             f"A/A: the largest difference of a case's decisive count between two runs: "
             f"{spread:.5%}; decided on another figure: {other or 'none'}"
         )
-    (args.work / "summary.json").write_text(json.dumps(summary, indent=1))
+    _fresh(args.work, "summary", ".json").write_text(json.dumps(summary, indent=1))
     return 1 if failed else 0
+
+
+def _fresh(folder: Path, stem: str, suffix: str) -> Path:
+    """``folder/stem.suffix``, or ``stem-2``, ``stem-3``...: a later call on the same
+    ``--work`` keeps the earlier summaries."""
+    path, k = folder / f"{stem}{suffix}", 1
+    while path.exists():
+        k += 1
+        path = folder / f"{stem}-{k}{suffix}"
+    return path
 
 
 if __name__ == "__main__":
