@@ -2,9 +2,9 @@
 
 A few asv invocations (3 rounds x 2 sides) of a trivial parameterized benchmark; no timing is
 asserted (calls of about 0.1-1 ms against a 50% threshold: a call of a few microseconds
-scattered past it on a loaded CI worker), only that the whole chain (export, per-round asv config, --set-commit-hash,
---record-samples, result reading, pairing, report files) yields exit 0 for A/A and exit 3
-for an unknown revision.
+scattered past it on a loaded CI worker), only that the whole chain (export, per-round asv
+config, --set-commit-hash, --record-samples, result reading, pairing, report files) yields
+exit 0 for A/A and exit 3 for an unknown revision.
 """
 
 from __future__ import annotations
