@@ -222,3 +222,35 @@ def test_stored_checks_keep_the_instructions_spread() -> None:
 def test_bad_stored_checks_are_refused(entry: dict[str, object], message: str) -> None:
     with pytest.raises(ResultFileError, match=message):
         parse_sim_checks({"sim": [entry]}, "noise.json")
+
+
+def test_cycles_that_move_without_the_instructions_leave_the_case_to_its_instructions() -> None:
+    """The base's two counts agree, but the head's cycles moved 1.03% from last-level misses
+    alone (instructions -0.01%, within the 0.1% tolerance), as a code change in another case
+    of the same process moved a g1_walk NumPy case here: decided on instructions, unchanged.
+    Instructions that moved 0.3% corroborate the cycles, which decide; so do cycles within
+    the threshold. A faster layout is no improvement either."""
+    base = _side(1_000_000, 800_000, 10_000, 1_000)
+    layout = _row(base, _side(1_010_300, 799_920, 10_000, 1_025), base)
+    assert layout.verdict is CaseVerdict.UNCHANGED and layout.figure == "instructions"
+    assert layout.ratio == pytest.approx(0.9999)
+    assert layout.note.startswith("simulated, within 1.0%: decided on instructions (-0.01%)")
+    assert "moved beyond the threshold with its instructions within 0.10%" in layout.note
+    assert "cycles +1.03%: LL misses +2.50%" in layout.note
+    real = _row(base, _side(1_010_300, 802_400, 10_000, 1_020), base)
+    assert real.verdict is CaseVerdict.REGRESSED and real.figure == "cycles"
+    within = _row(base, _side(1_009_000, 800_000, 10_000, 1_020), base)
+    assert within.verdict is CaseVerdict.UNCHANGED and within.figure == "cycles"
+    faster = _row(base, _side(985_000, 800_100, 10_000, 960), base)
+    assert faster.verdict is CaseVerdict.UNCHANGED and faster.figure == "instructions"
+
+
+def test_the_instructions_band_is_at_least_their_own_spread() -> None:
+    """Instructions whose two base counts differ by 0.3% (cycles agree) cannot corroborate
+    a change within 0.3%: cycles +2% with instructions +0.2% is decided on instructions."""
+    base = _side(1_000_000, 800_000, 10_000, 1_000)
+    again = _side(1_000_500, 802_400, 10_000, 1_000)
+    row = _row(base, _side(1_020_000, 801_600, 10_000, 1_100), again)
+    assert row.figure == "instructions" and row.verdict is CaseVerdict.UNCHANGED
+    assert row.ci_low == pytest.approx(1.002 / 1.003)
+    assert "within 0.30%" in row.note
