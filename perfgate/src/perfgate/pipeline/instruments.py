@@ -29,7 +29,8 @@ S = TypeVar("S", bound=Any)
 SIM_BLIND = (
     "the sim instrument counts one thread's instructions and simulated cache misses: it "
     "cannot see threads, memory bandwidth, NUMA placement or clock frequency, which only the "
-    "wall clock measures"
+    "wall clock measures, and leaves it a change of misses alone (the same instructions): "
+    "such misses follow where the data lie"
 )
 
 
