@@ -254,3 +254,16 @@ def test_the_instructions_band_is_at_least_their_own_spread() -> None:
     assert row.figure == "instructions" and row.verdict is CaseVerdict.UNCHANGED
     assert row.ci_low == pytest.approx(1.002 / 1.003)
     assert "within 0.30%" in row.note
+
+
+def test_unchecked_or_unstable_instructions_never_overrule_the_cycles() -> None:
+    """Instructions with no checked spread (a calibration that predates it), or a spread
+    beyond half the threshold, cannot decide: cycles +3% with instructions +0.05% stays a
+    regression on cycles."""
+    base, head = _side(1_000_000, 800_000), _side(1_030_000, 800_400)
+    key = CaseKey(f"{FAMILY}.track_cycles", PARAMS)
+    unknown = {key.canonical(): SimCheck(key, "sim-1", 0.0002, 3)}
+    (row,) = compare_sim(base, head, {}, CONFIG, unknown)
+    assert row.verdict is CaseVerdict.REGRESSED and row.figure == "cycles"
+    wide = _row(base, head, _side(1_003_000, 816_000))  # instructions 2% apart
+    assert wide.verdict is CaseVerdict.REGRESSED and wide.figure == "cycles"

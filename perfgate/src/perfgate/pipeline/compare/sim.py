@@ -222,7 +222,8 @@ def _layout_alone(
 ) -> float | None:
     """The band the instructions stayed within when the cycles moved beyond ``threshold``
     and the instructions did not move beyond what two counts of the base may differ by
-    (``tolerance``, or their measured spread); None: the cycles decide."""
+    (``tolerance``, or their measured spread, if that is checked and at most half the
+    threshold, as `_decisive` requires of a deciding figure); None: the cycles decide."""
     ratios = []
     for k in (key, _figure_key(key, LAYOUT_PROOF)):
         a, b = base.get(k), head.get(k)
@@ -230,8 +231,10 @@ def _layout_alone(
             return None
         ratios.append(b.median / a.median)
     cycles, instructions = ratios
-    band = max(tolerance, spread.instructions or 0.0)
-    if 1.0 / (1.0 + threshold) <= cycles <= 1.0 + threshold:
+    if spread.instructions is None:  # an unchecked figure never decides
+        return None
+    band = max(tolerance, spread.instructions)
+    if band > threshold / 2.0 or 1.0 / (1.0 + threshold) <= cycles <= 1.0 + threshold:
         return None
     return band if abs(instructions - 1.0) <= band else None
 
