@@ -208,13 +208,22 @@ def sim_row(
         least = min(s for s in (spread.cycles, spread.instructions) if s is not None)
         return explained(row, CaseVerdict.INVALID, Reason.SIM_UNSTABLE, spread=least, bound=bound)
     figure, decisive, own = chosen
-    why = None if figure == "cycles" else layout_moved(spread.cycles)
-    if figure == "cycles":
-        band = _layout_alone(key, base, head, spread, config.sim.tolerance, row.threshold)
-        if band is not None:
-            figure, decisive = FIGURES[LAYOUT_PROOF][0], _figure_key(key, LAYOUT_PROOF)
-            own, why = spread.instructions or 0.0, uncorroborated(band)
-    return _decided(row, base, head, figure, decisive, own, why)
+    if figure != "cycles":
+        return _decided(row, base, head, figure, decisive, own, layout_moved(spread.cycles))
+    band = _layout_alone(key, base, head, spread, config.sim.tolerance, row.threshold)
+    if band is None or spread.instructions is None:
+        return _decided(row, base, head, figure, decisive, own, None)
+    proof = _figure_key(key, LAYOUT_PROOF)
+    figure = FIGURES[LAYOUT_PROOF][0]
+    return _decided(row, base, head, figure, proof, spread.instructions, uncorroborated(band))
+
+
+def _ratio(base: Side, head: Side, key: CaseKey) -> float | None:
+    """Head/base of one figure's counts; None where a side lacks it (or the base is 0)."""
+    a, b = base.get(key), head.get(key)
+    if a is None or b is None or not a.median or b.median is None:
+        return None
+    return b.median / a.median
 
 
 def _layout_alone(
@@ -224,14 +233,11 @@ def _layout_alone(
     and the instructions did not move beyond what two counts of the base may differ by
     (``tolerance``, or their measured spread, if that is checked and at most half the
     threshold, as `_decisive` requires of a deciding figure); None: the cycles decide."""
-    ratios = []
-    for k in (key, _figure_key(key, LAYOUT_PROOF)):
-        a, b = base.get(k), head.get(k)
-        if a is None or b is None or not a.median or b.median is None:
-            return None
-        ratios.append(b.median / a.median)
-    cycles, instructions = ratios
     if spread.instructions is None:  # an unchecked figure never decides
+        return None
+    cycles = _ratio(base, head, key)
+    instructions = _ratio(base, head, _figure_key(key, LAYOUT_PROOF))
+    if cycles is None or instructions is None:
         return None
     band = max(tolerance, spread.instructions)
     if band > threshold / 2.0 or 1.0 / (1.0 + threshold) <= cycles <= 1.0 + threshold:
@@ -268,13 +274,7 @@ def _decided(
         unit=a.unit or figure,
         figure=figure,
     )
-    head_cycles = head.get(row.key)
-    cycles_ratio = (
-        head_cycles.median / cycles.median
-        if head_cycles is not None and head_cycles.median is not None
-        else None
-    )
-    text = moved(ratio, changes, figure, why, cycles_ratio)
+    text = moved(ratio, changes, figure, why, _ratio(base, head, row.key))
     if ratio > 1.0 + row.threshold:
         return explained(
             row, CaseVerdict.REGRESSED, Reason.SIM_CHANGED, direction="slower", moved=text
