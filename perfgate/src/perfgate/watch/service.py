@@ -33,7 +33,12 @@ from perfgate.watch.confirm import FollowUp, wants_probe
 from perfgate.watch.detect import ChangeStatus
 from perfgate.watch.gate_prober import GateProber, local_machine
 from perfgate.watch.issues import Action, Alerter, IssuesApi, issues_from_env
-from perfgate.watch.load import case_selector, load_series, unplaced_problem
+from perfgate.watch.load import (
+    case_selector,
+    load_series,
+    no_results_message,
+    unplaced_problem,
+)
 from perfgate.watch.prober import Prober
 from perfgate.watch.recheck import wants_recheck
 from perfgate.watch.record import watched_record
@@ -91,6 +96,10 @@ def watch(
     )
     history = first_parent_history(branch_git(options.repo), options.ref, "--ref")
     loaded = load_series(options.results, history[::-1], config.is_higher_better, config.is_sim)
+    for warning in loaded.warnings:
+        print(f"perfgate watch: warning: {warning}", file=sys.stderr)
+    if not loaded.stored:
+        raise HistoryError(no_results_message(options.results))
     where = f"the first-parent history of {options.ref} in {options.repo}"
     unusable, problem = unplaced_problem(loaded, where)
     if unusable:
