@@ -119,3 +119,15 @@ def test_no_results_stored_is_an_error_not_no_change(
     err = capsys.readouterr().err
     assert "no results stored" in err and str(history.results) in err
     assert "Traceback" not in err
+
+
+def test_an_export_of_machine_json_alone_is_no_results_stored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What the probe's export held (asv stopped at discovery): machine.json, no suite.
+    Before the fix: "benchmarks.json: file does not exist"."""
+    history = scripted_history(tmp_path)
+    (history.results / "benchmarks.json").unlink()
+    assert _watch(tmp_path, history) == 3
+    err = capsys.readouterr().err
+    assert "no results stored" in err and "benchmarks.json" in err

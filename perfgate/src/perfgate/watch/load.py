@@ -158,6 +158,14 @@ def unplaced_problem(loaded: Loaded, where: str) -> tuple[bool, str | None]:
     )
 
 
+def holds_results(results_dir: Path) -> bool:
+    """True when some machine folder of ``results_dir`` holds a result file (read or not)."""
+    return any(
+        next(iter(iter_result_files(results_dir, machine)), None) is not None
+        for machine in list_machines(results_dir)
+    )
+
+
 def no_results_message(results_dir: Path) -> str:
     """The error of a results directory with no readable result file: nothing was watched,
     which is never "no change points"."""

@@ -35,6 +35,7 @@ from perfgate.watch.gate_prober import GateProber, local_machine
 from perfgate.watch.issues import Action, Alerter, IssuesApi, issues_from_env
 from perfgate.watch.load import (
     case_selector,
+    holds_results,
     load_series,
     no_results_message,
     unplaced_problem,
@@ -95,6 +96,8 @@ def watch(
         else load_config(options.config, required=False)
     )
     history = first_parent_history(branch_git(options.repo), options.ref, "--ref")
+    if not holds_results(options.results):  # before benchmarks.json is asked for
+        raise HistoryError(no_results_message(options.results))
     loaded = load_series(options.results, history[::-1], config.is_higher_better, config.is_sim)
     for warning in loaded.warnings:
         print(f"perfgate watch: warning: {warning}", file=sys.stderr)
