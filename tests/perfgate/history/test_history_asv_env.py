@@ -23,7 +23,7 @@ from perfgate.formats.asv_results import CaseState, iter_result_files, read_resu
 from perfgate.formats.benchmarks_json import read_benchmarks
 from perfgate.watch.load import load_series
 
-pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
+pytestmark = [pytest.mark.slow, pytest.mark.subprocess, pytest.mark.timeout(50 * 60)]
 
 REPO = Path(__file__).resolve().parents[3]
 MACHINE = "history-smoke"
