@@ -9,7 +9,7 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
-from perfgate.pipeline.render import md_escape
+from perfgate.report.render import md_escape
 from perfgate.secrets import child_environment, redact, redact_env, secret_values
 
 ENV = {

@@ -198,7 +198,7 @@ class VariantComparison:
     reference_median: float | None = None
     higher_is_better: bool = False  # medians are throughputs, not times
     #: (variant/baseline at head) / (variant/baseline at base), when both ran at base: the
-    #: row that gates (`perfgate.pipeline.compare.variant_drift`); None for a new variant
+    #: row that gates (`perfgate.wall.compare.variant_drift`); None for a new variant
     relative: CaseComparison | None = None
 
     @property
@@ -298,7 +298,7 @@ def with_asv_environments(side: Mapping[str, Any], names: Iterable[str]) -> dict
 class EnvironmentCheck:
     """Machine fingerprints of the two sides (and the asv environments their results came
     from, `ASV_ENVIRONMENT`); comparisons across differing keys are refused. ``compare``,
-    ``gate`` and ``merge`` all decide through it (`perfgate.pipeline.decide`)."""
+    ``gate`` and ``merge`` all decide through it (`perfgate.gate.decide`)."""
 
     base: Mapping[str, Any]
     head: Mapping[str, Any]

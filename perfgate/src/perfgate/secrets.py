@@ -142,8 +142,8 @@ def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
 
 
 def _markdown_escaped(value: str) -> str:
-    """``value`` as the report renderer escapes text (see ``perfgate.pipeline.render``)."""
-    from perfgate.pipeline.render import md_escape  # lazy: the renderer imports much more
+    """``value`` as the report renderer escapes text (see ``perfgate.report.render``)."""
+    from perfgate.report.render import md_escape  # lazy: the renderer imports much more
 
     return md_escape(value)
 

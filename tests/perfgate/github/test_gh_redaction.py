@@ -25,8 +25,8 @@ from gh_fake_api import FakeServer
 from test_gh_poster import FAST, REPORT_URL, SAMPLE_MD, SHA, SleepLog
 
 from perfgate import cli
-from perfgate.pipeline.publish import post_report
-from perfgate.pipeline.render import md_escape
+from perfgate.gate.publish import post_report
+from perfgate.report.render import md_escape
 
 #: A second secret, with every character the escapers touch.
 PAT = "github_pat_with*stars&<amp>|pipe`tick[x]#y/z+w@v"

@@ -3,7 +3,7 @@ and write them without overwriting anything (`perfgate.adopt.files`).
 
 The benchmarks are discovered the way the gate will see them: the checkout's HEAD exported
 (and built, when the survey says it needs a build) into a run folder of its own, and asv's
-``just-discover`` run with the checkout's suites (`perfgate.pipeline.discover`), so a suite
+``just-discover`` run with the checkout's suites (`perfgate.asv.discover`), so a suite
 that does not import under the proposed policy fails here, not in the first gate.
 """
 
@@ -27,9 +27,9 @@ from perfgate.config import GateConfig
 from perfgate.errors import UserError
 from perfgate.formats.asv_conf import AsvProject, read_project
 from perfgate.formats.benchmarks_json import Suite
-from perfgate.pipeline import context
-from perfgate.pipeline.context import GateOptions
-from perfgate.pipeline.hooks import Hooks
+from perfgate.gate import context
+from perfgate.gate.context import GateOptions
+from perfgate.gate.hooks import Hooks
 
 SuiteFinder = Callable[[Path, GateConfig], Suite]
 """(repository root, the proposed configuration) -> the suite asv discovers."""

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from perfgate import __version__
 
-TEMPLATES = Path(__file__).parent.parent / "templates" / "init"
+TEMPLATES = Path(__file__).parent / "templates" / "init"
 #: Where perfgate's reusable workflow lives (owner/name on GitHub).
 PERFGATE_REPOSITORY = "perfgate/perfgate"
 WORKFLOW_FILES = ("perfgate.yml", "perfgate-fork.yml")

@@ -31,10 +31,10 @@ from typing import Any
 
 from perfgate import cli_args
 from perfgate.atomic import check_output_dir
+from perfgate.calibration import calibrate
 from perfgate.errors import RunnerError, UserError
-from perfgate.pipeline import calibrate
-from perfgate.pipeline.context import GateOptions
-from perfgate.pipeline.hooks import Hooks
+from perfgate.gate.context import GateOptions
+from perfgate.gate.hooks import Hooks
 from perfgate.verdict import EXIT_ERROR, EXIT_OK
 
 DEFAULT_ROUNDS = 12

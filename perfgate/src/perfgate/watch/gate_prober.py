@@ -7,7 +7,7 @@ undecided, the confirmation re-run of a flagged case), and the compare stage. Pa
 run (both commits are on main already) and no report is written: the probe's answer is the
 case's row. The environment is checked as the gate checks it: a fingerprint that changed
 while measuring makes the probe UNKNOWN, as does every failure to measure. A case of the sim
-family is probed with the sim instrument instead (`perfgate.pipeline.sim_phase`): A counted
+family is probed with the sim instrument instead (`perfgate.sim.phase`): A counted
 twice and B once, seconds, decided from the counts.
 """
 
@@ -20,13 +20,15 @@ from pathlib import Path
 
 from perfgate.config import GateConfig
 from perfgate.errors import RunnerError, UserError
+from perfgate.gate import context
+from perfgate.gate.compare import analyse
+from perfgate.gate.context import GateOptions
+from perfgate.gate.hooks import Hooks
 from perfgate.model import CaseComparison, EnvironmentCheck, Reason
-from perfgate.pipeline import context, measure, sim_phase
-from perfgate.pipeline.compare.analysis import analyse
-from perfgate.pipeline.context import GateOptions
-from perfgate.pipeline.hooks import Hooks
 from perfgate.secrets import redact_url
+from perfgate.sim import phase as sim_phase
 from perfgate.verdict import CaseVerdict
+from perfgate.wall import measure
 from perfgate.watch.prober import Probe, ProbeCase, ProbeVerdict
 
 #: The shortest measurement a probe is given, whatever is left of the run's budget.

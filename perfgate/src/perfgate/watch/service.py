@@ -24,9 +24,9 @@ from perfgate import git
 from perfgate.config import GateConfig
 from perfgate.config_files import config_on_disk, load_config
 from perfgate.formats.benchmarks_json import read_benchmarks
+from perfgate.gate.hooks import Hooks
 from perfgate.github import DEFAULT_COMMENT_AUTHOR
 from perfgate.history.branch import HistoryError, branch_git, first_parent_history
-from perfgate.pipeline.hooks import Hooks
 from perfgate.watch.alerts import Links
 from perfgate.watch.bisect import Budget
 from perfgate.watch.confirm import FollowUp, wants_probe
