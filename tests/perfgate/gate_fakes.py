@@ -20,10 +20,10 @@ from perfgate import machine
 from perfgate.asv.discover import asv_discover
 from perfgate.asv.side_run import SideRun
 from perfgate.formats.benchmarks_json import Suite, case_names, parse_benchmarks
-from perfgate.gate.context import GateSettings
 from perfgate.gate.hooks import Hooks
 from perfgate.model import CaseKey
 from perfgate.secrets import child_environment
+from perfgate.settings import GateSettings
 from perfgate.sim.child import LAYOUT_VARIABLE
 from perfgate.sim.harness import PREPARE_DONE, PREPARE_ONLY, PREPARE_VARIABLE
 from perfgate.sim.phase import RUNS, SimRunner

@@ -15,13 +15,28 @@ from typing import Any
 
 import numpy as np
 
-from perfgate.config import BaselinePair
-from perfgate.sim.cost import Shift
+from perfgate.config_tables import BaselinePair
 from perfgate.verdict import CaseVerdict, GateVerdict
 
 ParamItems = tuple[tuple[str, str], ...]
 #: One side of one round: the samples of a case, or None when it failed (or timed out).
 Samples = tuple[float, ...] | None
+
+
+@dataclass(frozen=True)
+class Shift:
+    """One event's change between base and head, and its share of the cycles' change."""
+
+    event: str
+    base: float
+    head: float
+    #: change of this event's weighted contribution, relative to the base's cycles
+    contribution: float
+
+    @property
+    def ratio(self) -> float | None:
+        """head / base of the event's own count (None when base counted none)."""
+        return self.head / self.base if self.base > 0 else None
 
 
 @dataclass(frozen=True, order=True)

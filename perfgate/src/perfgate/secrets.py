@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from typing import Any, TextIO, cast
 from urllib.parse import quote, quote_plus, unquote, urlsplit
 
+from perfgate.markdown import md_escape
+
 REDACTED = "***"
 #: ``user:token@`` in a URL (a git remote with credentials).
 _URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
@@ -142,9 +144,7 @@ def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
 
 
 def _markdown_escaped(value: str) -> str:
-    """``value`` as the report renderer escapes text (see ``perfgate.report.render``)."""
-    from perfgate.report.render import md_escape  # lazy: the renderer imports much more
-
+    """``value`` as the report renderer escapes text (`perfgate.markdown.md_escape`)."""
     return md_escape(value)
 
 

@@ -9,7 +9,7 @@ import pytest
 from perfgate.asv import runner as asv_runner
 from perfgate.asv.side_run import run_sides_together
 from perfgate.config import parse_config
-from perfgate.gate.context import GateSettings
+from perfgate.settings import GateSettings
 
 
 class _Captured(Exception):

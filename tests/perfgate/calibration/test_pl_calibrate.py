@@ -12,7 +12,7 @@ import pytest
 from gate_fakes import CASES, FakeSides, hooks, make_repo
 
 from perfgate import stats
-from perfgate.calibration.calibrate import case_floor, window_ratios
+from perfgate.calibration.floors import case_floor, window_ratios
 from perfgate.calibration.stored import append_noise
 from perfgate.commands import calibrate as calibrate_cmd
 from perfgate.formats.noise import (
@@ -22,7 +22,8 @@ from perfgate.formats.noise import (
     write_noise_floors_atomic,
 )
 from perfgate.gate import run as gate
-from perfgate.gate.context import GateOptions, machine_id, pin_plan
+from perfgate.gate.context import machine_id, pin_plan
+from perfgate.settings import GateOptions
 
 pytestmark = pytest.mark.subprocess
 

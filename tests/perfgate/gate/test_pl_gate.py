@@ -16,8 +16,8 @@ from perfgate.formats.report_files import check_digest, read_report
 from perfgate.formats.samples import read_samples
 from perfgate.formats.timeline import read_timeline
 from perfgate.gate import run as gate
-from perfgate.gate.context import GateOptions
 from perfgate.process import ProcessOutcome
+from perfgate.settings import GateOptions
 
 pytestmark = pytest.mark.subprocess
 

@@ -14,7 +14,7 @@ from perfgate.errors import UserError
 from perfgate.formats.report_files import read_report
 from perfgate.gate import publish
 from perfgate.gate import run as gate
-from perfgate.gate.context import GateOptions
+from perfgate.settings import GateOptions
 from perfgate.shards import merge, shard_set
 
 pytestmark = pytest.mark.subprocess

@@ -15,10 +15,10 @@ from perfgate.formats.parity_result import write_parity
 from perfgate.formats.report_files import read_report
 from perfgate.gate import parity
 from perfgate.gate import run as gate
-from perfgate.gate.context import GateOptions
 from perfgate.github import status_description
 from perfgate.model import ParityResult, ParityStatus
 from perfgate.process import ProcessOutcome, run_process
+from perfgate.settings import GateOptions
 
 pytestmark = pytest.mark.subprocess
 FAILING = ("tests/kernels_test.py::test_parity[g1]", "tests/io_test.py::test_round_trip")

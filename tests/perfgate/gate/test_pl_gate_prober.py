@@ -1,4 +1,4 @@
-"""The watch's real prober (`perfgate.watch.gate_prober`): one case of the gate's pipeline,
+"""The watch's real prober (`perfgate.watch.probes.gate_prober`): one case of the gate's pipeline,
 A against B, on a throwaway repository with the gate tests' fake side runner."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from gate_fakes import CONFIG, FakeSides, commit_speed, fingerprint, hooks, make
 from perfgate.config_files import config_from_text
 from perfgate.model import CaseComparison, CaseKey, EnvironmentCheck, Reason
 from perfgate.verdict import CaseVerdict
-from perfgate.watch.gate_prober import GateProber, probe_from_row
-from perfgate.watch.prober import ProbeCase, ProbeVerdict
+from perfgate.watch.probes.gate_prober import GateProber, probe_from_row
+from perfgate.watch.probes.prober import ProbeCase, ProbeVerdict
 
 pytestmark = pytest.mark.subprocess
 

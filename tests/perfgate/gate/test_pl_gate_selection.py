@@ -17,9 +17,8 @@ from perfgate.errors import UserError
 from perfgate.formats.benchmarks_json import Suite
 from perfgate.gate import preview
 from perfgate.gate import run as gate
-from perfgate.gate.context import GateOptions, GateSettings
+from perfgate.settings import GateOptions, GateSettings, ShardSpec
 from perfgate.shards import shard
-from perfgate.shards.partition import ShardSpec
 
 pytestmark = pytest.mark.subprocess
 

@@ -13,7 +13,7 @@ from gate_fakes import CONFIG, FakeSides, FakeSim, git, hooks, make_repo
 from perfgate.calibration.stored import append_noise
 from perfgate.commands import calibrate as calibrate_cmd
 from perfgate.gate import run as gate
-from perfgate.gate.context import GateOptions
+from perfgate.settings import GateOptions
 
 pytestmark = pytest.mark.subprocess
 

@@ -20,9 +20,9 @@ from perfgate.gate.caches import (
     kernel_cache_env,
     tools_cache_env,
 )
-from perfgate.gate.context import GateSettings
 from perfgate.model import ParityStatus
 from perfgate.process import ProcessOutcome
+from perfgate.settings import GateSettings
 
 
 def _settings(tmp_path: Path, cache: Mapping[str, str]) -> GateSettings:

@@ -13,13 +13,13 @@ from gh_watch_run import run_watch, state_files
 from watch_history import scripted_history, slowdown
 
 from perfgate.config import GateConfig
-from perfgate.watch.alerts import Links
-from perfgate.watch.detect import ChangeStatus
-from perfgate.watch.issues import Alerter, Github3Issues
-from perfgate.watch.load import load_series
+from perfgate.watch.alerts.issues import Alerter, Github3Issues
+from perfgate.watch.alerts.text import Links
+from perfgate.watch.changes.detect import ChangeStatus
+from perfgate.watch.changes.load import load_series
+from perfgate.watch.records.state import advance, latest
+from perfgate.watch.records.store import read_state, record_state
 from perfgate.watch.run import alert, analyse
-from perfgate.watch.state import advance, latest
-from perfgate.watch.store import read_state, record_state
 
 pytestmark = pytest.mark.subprocess
 

@@ -16,7 +16,7 @@ from test_pl_merge import SeededSides, _commits, _merge, _shard
 from perfgate.asv.side_run import SideRun
 from perfgate.formats.shard_manifest import read_manifest
 from perfgate.gate import run as gate
-from perfgate.gate.context import GateOptions, GateSettings
+from perfgate.settings import GateOptions, GateSettings
 
 pytestmark = pytest.mark.subprocess
 

@@ -19,10 +19,9 @@ from perfgate.asv.side_run import SideRun
 from perfgate.formats.benchmarks_json import Suite, case_names, parse_benchmarks
 from perfgate.formats.shard_manifest import read_manifest
 from perfgate.gate import run as gate
-from perfgate.gate.context import GateOptions, GateSettings
 from perfgate.model import CaseComparison, CaseKey, Reason
+from perfgate.settings import GateOptions, GateSettings, ShardSpec
 from perfgate.shards import merge, shard
-from perfgate.shards.partition import ShardSpec
 from perfgate.verdict import CaseVerdict
 
 pytestmark = pytest.mark.subprocess

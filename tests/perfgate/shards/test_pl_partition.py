@@ -9,6 +9,7 @@ import pytest
 from perfgate.config import BaselinePair, GateConfig, ScalingConfig
 from perfgate.errors import UserError
 from perfgate.model import CaseKey
+from perfgate.settings import ShardSpec
 from perfgate.shards import partition
 from perfgate.wall import plan
 
@@ -39,7 +40,7 @@ def _cases() -> dict[CaseKey, float]:
 
 
 def test_parse_shard() -> None:
-    assert partition.parse_shard("2/3") == partition.ShardSpec(2, 3)
+    assert partition.parse_shard("2/3") == ShardSpec(2, 3)
     assert partition.parse_shard(" 1 / 1 ").label == "1/1"
     for bad in ("0/2", "3/2", "2", "a/b", "1/0", "1/65"):
         with pytest.raises(UserError, match="expected K/N"):
@@ -90,7 +91,7 @@ def test_more_shards_than_groups_leaves_shards_empty() -> None:
     costs = {_key("hot.Slice.time_step", n=8, path=p): 1.0 for p in ("handwritten", "assembled")}
     cut = partition.partition(_plan(costs), 2, CONFIG)
     assert [len(s) for s in cut.shards] == [2, 0]
-    assert cut.cases(partition.ShardSpec(2, 2)) == ()
+    assert cut.cases(ShardSpec(2, 2)) == ()
 
 
 def test_longest_first_onto_the_least_loaded_shard() -> None:

@@ -9,10 +9,9 @@ import pytest
 from perfgate.config import parse_config
 from perfgate.errors import ResultFileError
 from perfgate.formats.noise import SimCheck, noise_document, parse_sim_checks
-from perfgate.gate.instruments import coverage, covering, wall_twin
-from perfgate.model import CaseComparison, CaseKey, Measurement, Reason
+from perfgate.model import CaseComparison, CaseKey, Measurement, Reason, Shift
 from perfgate.sim.compare import compare_sim, determinism_checks, moved
-from perfgate.sim.cost import Shift
+from perfgate.twins import coverage, covering, wall_twin
 from perfgate.verdict import CaseVerdict
 
 FAMILY = "sim_hot.SimHot"

@@ -14,8 +14,8 @@ from perfgate.asv import side_run
 from perfgate.config import GateConfig
 from perfgate.formats.benchmarks_json import parse_benchmarks
 from perfgate.gate import run as gate
-from perfgate.gate.context import GateOptions, GateSettings
 from perfgate.model import CaseKey, Round
+from perfgate.settings import GateOptions, GateSettings
 from perfgate.wall import measure, sampling
 
 HOT = CaseKey("hot.T.time_run")

@@ -7,11 +7,11 @@ import pytest
 from perfgate.config import GateConfig, parse_config
 from perfgate.errors import ConfigError
 from perfgate.formats.timeline import RoundTime, Timeline
-from perfgate.gate.context import GateOptions, budget_seconds
+from perfgate.gate.context import budget_seconds
 from perfgate.model import CaseComparison, CaseKey
-from perfgate.report import visibility
+from perfgate.settings import GateOptions
 from perfgate.verdict import CaseVerdict
-from perfgate.wall import plan
+from perfgate.wall import plan, visibility
 from perfgate.wall.sampling import short_sighted
 
 HOT = CaseKey("hot_slice.HotSlice.time_compute", (("n", "2048"),))

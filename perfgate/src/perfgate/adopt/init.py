@@ -28,8 +28,8 @@ from perfgate.errors import UserError
 from perfgate.formats.asv_conf import AsvProject, read_project
 from perfgate.formats.benchmarks_json import Suite
 from perfgate.gate import context
-from perfgate.gate.context import GateOptions
 from perfgate.gate.hooks import Hooks
+from perfgate.settings import GateOptions
 
 SuiteFinder = Callable[[Path, GateConfig], Suite]
 """(repository root, the proposed configuration) -> the suite asv discovers."""

@@ -17,8 +17,8 @@ from pathlib import Path
 from perfgate.asv.side_run import run_side_asv
 from perfgate.errors import UserError
 from perfgate.formats.benchmarks_json import Suite, case_names, read_benchmarks
-from perfgate.gate.context import GateSettings
 from perfgate.model import CaseKey, natural_key
+from perfgate.settings import GateSettings
 
 #: asv's ``--bench`` value that discovers the suites and saves benchmarks.json only.
 JUST_DISCOVER = "just-discover"

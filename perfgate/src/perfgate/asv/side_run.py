@@ -15,9 +15,9 @@ from perfgate.asv import runner as asv_runner
 from perfgate.errors import ResultFileError, UserError
 from perfgate.formats import asv_conf, asv_results
 from perfgate.formats.benchmarks_json import Suite, read_benchmarks
-from perfgate.gate.context import GateSettings
 from perfgate.model import CaseKey, Samples
 from perfgate.process import ProcessOutcome
+from perfgate.settings import GateSettings
 
 
 class GateError(UserError):

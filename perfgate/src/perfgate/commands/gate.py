@@ -68,7 +68,7 @@ from perfgate import cli_args
 from perfgate.errors import UserError
 from perfgate.gate import preview
 from perfgate.gate import run as gate
-from perfgate.gate.context import GateOptions
+from perfgate.settings import GateOptions, ShardSpec
 from perfgate.shards import partition, shard
 
 
@@ -153,7 +153,7 @@ def run_from_args(args: argparse.Namespace) -> int:
     return gate.run(opts)
 
 
-def _shard(text: str) -> partition.ShardSpec:
+def _shard(text: str) -> ShardSpec:
     """``--shard K/N`` (a bad value is a usage error naming the option)."""
     try:
         return partition.parse_shard(text)

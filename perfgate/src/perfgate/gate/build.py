@@ -26,20 +26,12 @@ from perfgate import git
 from perfgate.errors import UserError
 from perfgate.formats.asv_conf import AsvProject
 from perfgate.process import run_process
+from perfgate.settings import SideBuild
 
 #: The folder of a run that holds the sides' builds.
 BUILDS_DIR = "builds"
 #: asv's own default for ``install_timeout`` (seconds), used when asv.conf.json sets none.
 DEFAULT_TIMEOUT_S = 600.0
-
-
-@dataclass(frozen=True)
-class SideBuild:
-    """One side's build: where it is installed and how long pip took."""
-
-    side: str
-    folder: Path
-    seconds: float
 
 
 def pip_command(source: Path, target: Path) -> list[str]:

@@ -19,12 +19,12 @@ from perfgate.config import GateConfig, default_import_roots
 from perfgate.errors import RunnerError
 from perfgate.formats.junit import JUnitReport
 from perfgate.formats.parity_result import read_parity
-from perfgate.gate.context import GateSettings
 from perfgate.gate.parity_progress import PROGRESS_FILE_ENV, Compiles, PytestCount, status
 from perfgate.model import ParityResult, ParityStatus
 from perfgate.process import Watch, run_process
 from perfgate.progress import Progress
 from perfgate.secrets import Redactor
+from perfgate.settings import GateSettings
 
 _FAILED_TEST = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
 

@@ -24,9 +24,10 @@ from perfgate.config import GateConfig
 from perfgate.formats import asv_results, timeline
 from perfgate.formats.benchmarks_json import Suite, case_names, read_benchmarks
 from perfgate.gate import context, parity
-from perfgate.gate.context import GateOptions, Revisions
+from perfgate.gate.context import Revisions
 from perfgate.gate.hooks import Hooks
 from perfgate.model import CaseKey
+from perfgate.settings import GateOptions
 from perfgate.wall import plan
 
 

@@ -26,7 +26,6 @@ from perfgate.formats.jsonfile import utc_stamp
 from perfgate.formats.noise import NoiseFile
 from perfgate.gate import context, decide, instruments, parity, publish
 from perfgate.gate.compare import Analysis, analyse
-from perfgate.gate.context import GateOptions, GateSettings
 from perfgate.gate.hooks import Hooks
 from perfgate.gate.preview import newest_timeline
 from perfgate.model import (
@@ -41,6 +40,7 @@ from perfgate.model import (
 from perfgate.progress import Progress
 from perfgate.report import render
 from perfgate.secrets import redact_env
+from perfgate.settings import GateOptions, GateSettings
 from perfgate.sim import phase as sim_phase
 from perfgate.verdict import GateVerdict
 from perfgate.wall import measure

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
 
 SUITES_DIR = "suites"
-#: The watch's state records (`perfgate.formats.watch_state`): not results, never exported.
+#: The watch's state records (`perfgate.watch.records.state_file`): not results, never exported.
 WATCH_DIR = "watch"
 #: Calibrated noise floors and their digests (`perfgate.calibration.stored`).
 NOISE_DIR = "noise"

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from perfgate.config import GateConfig
 from perfgate.model import CaseComparison, GateDecision, VariantComparison
-from perfgate.report import visibility
 from perfgate.verdict import CaseVerdict, GateVerdict
+from perfgate.wall import visibility
 
 #: Verdicts of rows measured on both sides (what a slowdown could have been seen in).
 _COMPARED = frozenset(

@@ -26,7 +26,7 @@ import jinja2
 
 from perfgate.config import GateConfig
 from perfgate.formats.report_files import MARKER, VERDICT_API_VERSION
-from perfgate.gate import instruments
+from perfgate.markdown import Raw, md_escape
 from perfgate.model import (
     CaseComparison,
     EnvironmentCheck,
@@ -34,7 +34,6 @@ from perfgate.model import (
     ParityResult,
     VariantComparison,
 )
-from perfgate.report import visibility
 from perfgate.report.chart import (
     HEAD_VS_BASE,
     ChartPoint,
@@ -45,7 +44,6 @@ from perfgate.report.chart import (
 from perfgate.report.chart_layout import svg_chart, text_chart
 from perfgate.report.glance import glance
 from perfgate.report.report_format import (
-    Raw,
     code_block,
     fmt_ci,
     fmt_p,
@@ -53,10 +51,11 @@ from perfgate.report.report_format import (
     fmt_ratio,
     fmt_speedup,
     fmt_time,
-    md_escape,
     short_sha,
 )
+from perfgate.twins import side_by_side, wall_key
 from perfgate.verdict import CaseVerdict, GateVerdict
+from perfgate.wall import visibility
 from perfgate.wall.compare.compile_times import CompileRow
 from perfgate.wall.compare.scaling import ScalingRow
 
@@ -243,8 +242,8 @@ def report_points(report: Report) -> list[ChartPoint]:
 
 def _beside_wall(point: ChartPoint, config: GateConfig) -> ChartPoint:
     """A sim point keyed as its wall-clock twin, so the chart draws the two on adjacent
-    lines under one label (`instruments.wall_key`)."""
-    key = instruments.wall_key(point.key, config) if point.instrument == "sim" else None
+    lines under one label (`wall_key`)."""
+    key = wall_key(point.key, config) if point.instrument == "sim" else None
     return replace(point, key=key) if key is not None else point
 
 
@@ -287,7 +286,7 @@ def _context(report: Report) -> dict[str, Any]:
         "confidence": f"{100 * report.config.confidence:.0f}%",
         **_chart(report),
         **_visibility(report),
-        "both": instruments.side_by_side(report.rows, report.config),
+        "both": side_by_side(report.rows, report.config),
     }
 
 

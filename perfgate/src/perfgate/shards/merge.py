@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from perfgate.case_pairs import explained
 from perfgate.config import GateConfig
 from perfgate.config_files import config_at_commit, load_config
 from perfgate.errors import UserError
@@ -53,7 +54,6 @@ from perfgate.shards.shard_set import Shard
 from perfgate.verdict import CaseVerdict, GateVerdict
 from perfgate.wall import measure
 from perfgate.wall.compare.efficiency import EFFICIENCY_SUFFIX, time_benchmark
-from perfgate.wall.compare.pairs import explained
 from perfgate.wall.rounds import RoundLog
 
 

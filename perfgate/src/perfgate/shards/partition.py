@@ -26,23 +26,11 @@ from dataclasses import dataclass
 from perfgate.config import GateConfig
 from perfgate.errors import UserError
 from perfgate.model import CaseKey, natural_key
+from perfgate.settings import ShardSpec
 from perfgate.wall.plan import CasePlan, Plan
 
 #: More shards than this is a typo, not a fleet of pinned runners.
 MAX_SHARDS = 64
-
-
-@dataclass(frozen=True)
-class ShardSpec:
-    """Shard ``index`` (1-based) of ``count``: ``--shard K/N``."""
-
-    index: int
-    count: int
-
-    @property
-    def label(self) -> str:
-        """``K/N``."""
-        return f"{self.index}/{self.count}"
 
 
 def parse_shard(text: str) -> ShardSpec:

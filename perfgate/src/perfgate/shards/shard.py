@@ -47,10 +47,10 @@ from perfgate.formats import samples, shard_manifest
 from perfgate.formats.jsonfile import utc_stamp
 from perfgate.formats.shard_manifest import MANIFEST, ShardManifest
 from perfgate.gate import context, decide, parity, preview
-from perfgate.gate.context import GateOptions, GateSettings
 from perfgate.gate.hooks import Hooks
 from perfgate.model import CaseKey, ParityResult, ParityStatus, natural_key
 from perfgate.secrets import redact_env
+from perfgate.settings import GateOptions, GateSettings, ShardSpec
 from perfgate.shards import partition
 from perfgate.verdict import GateVerdict
 from perfgate.wall import measure, plan
@@ -84,7 +84,7 @@ def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
     return GateVerdict.ERROR.exit_code
 
 
-def _shard(opts: GateOptions, spec: partition.ShardSpec, hooks: Hooks) -> int:
+def _shard(opts: GateOptions, spec: ShardSpec, hooks: Hooks) -> int:
     """The context stage as the gate runs it, then the shard; the exports are discarded."""
     revs = context.resolve_revisions(opts)
     given = parity.given_result(opts.parity_result, revs.head) if opts.parity_result else None
@@ -99,7 +99,7 @@ def _shard(opts: GateOptions, spec: partition.ShardSpec, hooks: Hooks) -> int:
 
 
 def shard_partition(
-    s: GateSettings, spec: partition.ShardSpec, names: dict[CaseKey, str]
+    s: GateSettings, spec: ShardSpec, names: dict[CaseKey, str]
 ) -> tuple[list[CaseKey], partition.Partition]:
     """(the planned cases, their partition into ``spec.count`` shards)."""
     keys = preview.selected(names, s.bench)
@@ -110,7 +110,7 @@ def shard_partition(
 
 def _measure_shard(
     opts: GateOptions,
-    spec: partition.ShardSpec,
+    spec: ShardSpec,
     hooks: Hooks,
     s: GateSettings,
     machine_at_start: tuple[dict[str, Any], machine.PinPlan],

@@ -30,7 +30,7 @@ deterministic, under four rules:
   as in the cost model (`perfgate.sim.cost.shifts`).
 
 Missing, failed and version-mismatched sides are decided as for the wall clock
-(`perfgate.wall.compare.pairs.untestable`).
+(`perfgate.wall.compare.untestable`).
 """
 
 from __future__ import annotations
@@ -38,13 +38,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from perfgate.case_pairs import CasePair, explained, untestable
 from perfgate.config import GateConfig
 from perfgate.formats.noise import SimCheck
-from perfgate.model import CaseComparison, CaseKey, Measurement, Reason, natural_key
-from perfgate.sim.cost import Shift, shifts
+from perfgate.model import CaseComparison, CaseKey, Measurement, Reason, Shift, natural_key
+from perfgate.sim.cost import shifts
 from perfgate.sim.figures import DECISIVE, FIGURES, LAYOUT_PROOF
 from perfgate.verdict import CaseVerdict
-from perfgate.wall.compare.pairs import CasePair, explained, untestable
 
 Side = Mapping[CaseKey, Measurement]
 

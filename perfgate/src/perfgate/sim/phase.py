@@ -22,8 +22,8 @@ from pathlib import Path
 from perfgate.asv.side_run import NothingSelected, SideRun, run_sides_together
 from perfgate.formats.benchmarks_json import benchmark_units
 from perfgate.formats.noise import SimCheck
-from perfgate.gate.context import GateSettings
 from perfgate.model import CaseKey, Measurement
+from perfgate.settings import GateSettings
 from perfgate.sim.child import LAYOUT_VARIABLE
 from perfgate.sim.figures import DECISIVE
 from perfgate.sim.harness import PREPARE_DONE, PREPARE_ONLY, PREPARE_VARIABLE

@@ -21,8 +21,8 @@ from perfgate.formats import samples
 from perfgate.formats.benchmarks_json import benchmark_units, case_names
 from perfgate.formats.jsonfile import utc_stamp
 from perfgate.formats.timeline import RoundTime
-from perfgate.gate.context import GateSettings
 from perfgate.model import CaseKey, Measured, Measurement, Round, Samples
+from perfgate.settings import GateSettings
 from perfgate.wall import plan, rounds, sampling
 from perfgate.wall.rounds import RoundLog
 

@@ -22,8 +22,8 @@ from perfgate.model import (
     VariantComparison,
     natural_key,
 )
-from perfgate.report import visibility
 from perfgate.verdict import CaseVerdict
+from perfgate.wall import visibility
 from perfgate.wall.compare.confirm import confirmation_pending
 from perfgate.wall.compare.efficiency import EFFICIENCY_SUFFIX, compare_efficiency, time_cases
 from perfgate.wall.compare.runs import compare_runs, compare_variants

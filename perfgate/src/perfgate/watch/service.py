@@ -27,19 +27,19 @@ from perfgate.formats.benchmarks_json import read_benchmarks
 from perfgate.gate.hooks import Hooks
 from perfgate.github import DEFAULT_COMMENT_AUTHOR
 from perfgate.history.branch import HistoryError, branch_git, first_parent_history
-from perfgate.watch.alerts import Links
-from perfgate.watch.bisect import Budget
+from perfgate.watch.alerts.issues import Action, Alerter, IssuesApi, issues_from_env
+from perfgate.watch.alerts.text import Links
+from perfgate.watch.changes.detect import ChangeStatus
+from perfgate.watch.changes.load import case_selector, load_series, unplaced_problem
 from perfgate.watch.confirm import FollowUp, wants_probe
-from perfgate.watch.detect import ChangeStatus
-from perfgate.watch.gate_prober import GateProber, local_machine
-from perfgate.watch.issues import Action, Alerter, IssuesApi, issues_from_env
-from perfgate.watch.load import case_selector, load_series, unplaced_problem
-from perfgate.watch.prober import Prober
+from perfgate.watch.probes.bisect import Budget
+from perfgate.watch.probes.gate_prober import GateProber, local_machine
+from perfgate.watch.probes.prober import Prober
 from perfgate.watch.recheck import wants_recheck
-from perfgate.watch.record import watched_record
+from perfgate.watch.records.record import watched_record
+from perfgate.watch.records.state import WatchedChange
+from perfgate.watch.records.store import read_state, record_state
 from perfgate.watch.run import Analysis, alert, analyse, follow_up_all, tip_of
-from perfgate.watch.state import WatchedChange
-from perfgate.watch.store import read_state, record_state
 
 
 @dataclass(frozen=True)

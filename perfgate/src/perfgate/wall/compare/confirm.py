@@ -13,17 +13,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from perfgate import stats
+from perfgate.case_pairs import CasePair, explained, untestable
 from perfgate.config import GateConfig
 from perfgate.model import CaseComparison, CaseKey, Reason
 from perfgate.verdict import CaseVerdict
-from perfgate.wall.compare.pairs import (
-    CasePair,
-    Tested,
-    cost_order,
-    explained,
-    test_pair,
-    untestable,
-)
+from perfgate.wall.compare.pairs import Tested, cost_order, test_pair
 
 
 def replicates(

@@ -23,9 +23,9 @@ from dataclasses import replace
 
 import numpy as np
 
+from perfgate.case_pairs import CasePair
 from perfgate.config import GateConfig
 from perfgate.model import CaseComparison, CaseKey, CaseVerdict, Measurement, natural_key
-from perfgate.wall.compare.pairs import CasePair
 from perfgate.wall.compare.rows import compare_pairs
 
 #: Appended to the time benchmark's name to name its efficiency cases.

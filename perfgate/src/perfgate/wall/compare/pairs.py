@@ -8,27 +8,14 @@ CI and a rank-test p-value, always as a cost ratio (above 1 means head is worse)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
 from perfgate import stats
+from perfgate.case_pairs import CasePair
 from perfgate.config import GateConfig
-from perfgate.model import CaseComparison, CaseKey, Measurement, Reason
-from perfgate.verdict import CaseVerdict
-
-
-@dataclass(frozen=True)
-class CasePair:
-    """What to compare for one row: ``base`` is the reference side (base, or the baseline)."""
-
-    key: CaseKey
-    base: Measurement | None
-    head: Measurement | None
-    noise_floor: float | None = None
-    threshold: float | None = None
-    check_version: bool = True
+from perfgate.model import Measurement
 
 
 @dataclass(frozen=True)
@@ -40,13 +27,6 @@ class Tested:
     ci_high: float
     p: float
     paired: bool
-
-
-def explained(
-    row: CaseComparison, verdict: CaseVerdict, reason: Reason, **fields: Any
-) -> CaseComparison:
-    """``row`` with ``verdict`` and the ``reason`` for it (its note rendered from the reason)."""
-    return replace(row, verdict=verdict, reason=reason, note=reason.text(**fields))
 
 
 def _is_paired(a: Measurement, b: Measurement) -> bool:
@@ -78,41 +58,3 @@ def test_pair(a: Measurement, b: Measurement, config: GateConfig) -> Tested:
     low, high = stats.bootstrap_ratio_ci(a.samples, b.samples, **opts)  # type: ignore[arg-type]
     p = stats.mann_whitney_u(b.samples, a.samples).pvalue
     return Tested(ratio, low, high, p, False)
-
-
-def _failed_side(a: Measurement, b: Measurement) -> str:
-    return "both" if a.failed and b.failed else ("base" if a.failed else "head")
-
-
-def untestable(pair: CasePair, row: CaseComparison, min_samples: int) -> CaseComparison | None:
-    """Rows decided without statistics: NEW, REMOVED, FAILED, INVALID, too few samples."""
-    a, b = pair.base, pair.head
-    if a is None and b is None:
-        return explained(row, CaseVerdict.INVALID, Reason.NO_DATA)
-    if a is None and b is not None and b.failed:
-        failed = replace(row, failed_side="head")
-        return explained(failed, CaseVerdict.FAILED, Reason.FAILED_HEAD_NO_BASE)
-    if a is None:
-        return explained(row, CaseVerdict.NEW, Reason.NO_BASE)
-    if b is None:
-        return explained(row, CaseVerdict.REMOVED, Reason.NO_HEAD)
-    if a.failed or b.failed:
-        side = _failed_side(a, b)
-        return explained(
-            replace(row, failed_side=side), CaseVerdict.FAILED, Reason.FAILED, side=side
-        )
-    if not a.valid or not b.valid:
-        side = "base" if not a.valid else "head"
-        return explained(row, CaseVerdict.INVALID, Reason.INVALID_SAMPLES, side=side)
-    if pair.check_version and a.version and b.version and a.version != b.version:
-        return explained(row, CaseVerdict.INCONCLUSIVE, Reason.VERSION_DIFFERS)
-    if a.n < min_samples or b.n < min_samples:
-        return explained(
-            row,
-            CaseVerdict.INCONCLUSIVE,
-            Reason.TOO_FEW_SAMPLES,
-            n_base=a.n,
-            n_head=b.n,
-            need=min_samples,
-        )
-    return None

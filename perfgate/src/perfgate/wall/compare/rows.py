@@ -19,18 +19,12 @@ from dataclasses import replace
 from typing import Any
 
 from perfgate import stats
+from perfgate.case_pairs import CasePair, explained, untestable
 from perfgate.config import GateConfig
 from perfgate.model import HIGHER_IS_BETTER_NOTE, CaseComparison, CaseKey, Reason
 from perfgate.verdict import CaseVerdict
 from perfgate.wall.compare.confirm import apply_confirmation
-from perfgate.wall.compare.pairs import (
-    CasePair,
-    Tested,
-    cost_order,
-    explained,
-    test_pair,
-    untestable,
-)
+from perfgate.wall.compare.pairs import Tested, cost_order, test_pair
 
 
 def _flag(t: Tested, q: float, threshold: float, alpha: float) -> CaseVerdict | None:

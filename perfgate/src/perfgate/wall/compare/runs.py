@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
+from perfgate.case_pairs import CasePair, explained
 from perfgate.config import BaselinePair, GateConfig
 from perfgate.model import (
     CaseComparison,
@@ -20,7 +21,6 @@ from perfgate.model import (
 from perfgate.verdict import CaseVerdict
 from perfgate.wall.compare import variant_drift
 from perfgate.wall.compare.measurements import split_by_param
-from perfgate.wall.compare.pairs import CasePair, explained
 from perfgate.wall.compare.rows import compare_pairs
 
 
