@@ -1,68 +1,61 @@
-"""Every table of one measured gate run: head vs base (with confirmation, parallel
-efficiency cases included), variant vs baseline at head and relative to base, thread scaling
-and compile times."""
+"""The compare stage (pure): each instrument's measurements compared by the instrument
+itself (`perfgate.instrument.Instrument.compare`), in the registry's order, into the tables
+of one run: head vs base, variant vs baseline, thread scaling and compile times."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from perfgate.config import GateConfig
-from perfgate.formats.noise import SimCheck
-from perfgate.model import CaseComparison, CaseKey, Measured, Measurement, VariantComparison
-from perfgate.sim.compare import compare_sim
-from perfgate.wall.compare.compile_times import CompileRow, compile_times
-from perfgate.wall.compare.efficiency import compare_efficiency
-from perfgate.wall.compare.runs import compare_runs, compare_variants
-from perfgate.wall.compare.scaling import ScalingRow, scaling_rows
-
-#: The sim instrument's (base, head, base counted again) measurements.
-SimSides = tuple[
-    Mapping[CaseKey, Measurement], Mapping[CaseKey, Measurement], Mapping[CaseKey, Measurement]
-]
+from perfgate.gate.instruments import REGISTRY
+from perfgate.instrument import Calibration
+from perfgate.model import CaseComparison, VariantComparison
+from perfgate.wall.compare.compile_times import CompileRow
+from perfgate.wall.compare.scaling import ScalingRow
 
 
 @dataclass(frozen=True)
 class Analysis:
-    """Rows, variant rows, scaling and compile rows of a measured gate run."""
+    """Rows, variant rows, scaling and compile rows of a measured gate run, and the asv
+    environments each side's instruments measured in."""
 
     rows: list[CaseComparison]
     variants: list[VariantComparison]
     scaling: list[ScalingRow]
     variant_scaling: list[ScalingRow]
     compile_rows: list[CompileRow]
+    environments: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    #: what the instruments say of their measurements, for the report's notes
+    notes: tuple[str, ...] = ()
 
 
-def analyse(
-    measured: Measured,
-    config: GateConfig,
-    floors: Mapping[CaseKey, float],
-    sim: SimSides | None = None,
-    sim_checks: Mapping[CaseKey, SimCheck] | None = None,
-) -> Analysis:
-    """Head vs base (with confirmation; time cases, then parallel efficiency cases, then
-    the sim instrument's cases from ``sim``: base, head, the base's second count, with the
-    machine's calibrated determinism ``sim_checks``), variant vs baseline at head, thread
-    scaling."""
-    rows = compare_runs(
-        measured.base, measured.head, config, noise_floors=floors, confirmation=measured.confirm
+def analyse(measured: Mapping[str, Any], config: GateConfig, calibration: Calibration) -> Analysis:
+    """``measured`` (instrument name -> what its ``measure`` produced) compared by each
+    instrument in the registry's order (the wall clock's rows, then the simulator's)."""
+    rows: list[CaseComparison] = []
+    variants: list[VariantComparison] = []
+    tables: dict[str, list[Any]] = {"scaling": [], "variant_scaling": [], "compile_rows": []}
+    envs: dict[str, frozenset[str]] = {}
+    notes: tuple[str, ...] = ()
+    for instrument in REGISTRY:
+        if instrument.name not in measured:
+            continue
+        found = instrument.compare(measured[instrument.name], config, calibration)
+        rows += found.rows
+        notes += found.notes
+        variants += found.variants
+        for name, table in found.tables.items():
+            tables.setdefault(name, []).extend(table)
+        for side, names in found.environments.items():
+            envs[side] = envs.get(side, frozenset()) | names
+    return Analysis(
+        rows,
+        variants,
+        tables["scaling"],
+        tables["variant_scaling"],
+        tables["compile_rows"],
+        envs,
+        notes,
     )
-    rows += compare_efficiency(
-        measured.base, measured.head, config, rows, confirmation=measured.confirm
-    )
-    if sim is not None:
-        rows += compare_sim(*sim, config, sim_checks)
-    confirm_sides = None
-    if measured.confirm_base_variants is not None and measured.confirm_head_variants is not None:
-        confirm_sides = (measured.confirm_base_variants, measured.confirm_head_variants)
-    variants = compare_variants(
-        measured.head_variants,
-        config,
-        noise_floors=floors,
-        confirmation_head=measured.confirm_head_variants,
-        sides=(measured.base_variants, measured.head_variants),
-        confirmation_sides=confirm_sides,
-    )
-    scaling, variant_scaling = scaling_rows(measured.base, measured.head, config)
-    compile_rows = compile_times(measured.base, measured.head, config)
-    return Analysis(rows, variants, scaling, variant_scaling, compile_rows)

@@ -19,17 +19,22 @@ from typing import Any, TypeVar
 
 from perfgate.config import GateConfig
 from perfgate.errors import UserError
+from perfgate.instrument import Instrument
 from perfgate.sim.callgrind import INSTALL_HINT
+from perfgate.sim.face import SIM_BLIND, Simulator
+from perfgate.wall.face import WallClock
 
 S = TypeVar("S", bound=Any)
 
-#: One line for the report: what the simulator cannot see.
-SIM_BLIND = (
-    "the sim instrument counts one thread's instructions and simulated cache misses: it "
-    "cannot see threads, memory bandwidth, NUMA placement or clock frequency, which only the "
-    "wall clock measures, and leaves it a change of misses alone (the same instructions): "
-    "such misses follow where the data lie"
-)
+#: Every instrument, in the order the report lists their rows. Adding an instrument: one
+#: package with a face (`perfgate.instrument.Instrument`) and one entry here.
+REGISTRY: tuple[Instrument[Any], ...] = (WallClock(), Simulator())
+
+
+def measuring_order(selected: tuple[Instrument[Any], ...]) -> list[Instrument[Any]]:
+    """``selected`` in the order they measure: those that share the machine first (the
+    simulator's counts run at once), those that need it alone (timings) after them."""
+    return sorted(selected, key=lambda i: i.needs_machine_alone)
 
 
 @dataclass(frozen=True)

@@ -13,26 +13,23 @@ import time
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from perfgate import containment, machine
 from perfgate.asv.discover import check_selection, discovered_names
-from perfgate.asv.side_run import SideRun, SideRunner
 from perfgate.atomic import check_output_dir
 from perfgate.config import GateConfig
 from perfgate.errors import RunnerError, UserError
 from perfgate.formats import report_files, timeline
-from perfgate.formats.jsonfile import utc_stamp
 from perfgate.formats.noise import NoiseFile
 from perfgate.gate import context, decide, instruments, parity, publish
 from perfgate.gate.compare import Analysis, analyse
 from perfgate.gate.hooks import Hooks
 from perfgate.gate.preview import newest_timeline
+from perfgate.instrument import Bench, Calibration
 from perfgate.model import (
     EnvironmentCheck,
     Finding,
     GateDecision,
-    Measured,
     ParityResult,
     ParityStatus,
     with_asv_environments,
@@ -41,9 +38,7 @@ from perfgate.progress import Progress
 from perfgate.report import render
 from perfgate.secrets import redact_env
 from perfgate.settings import GateOptions, GateSettings
-from perfgate.sim import phase as sim_phase
 from perfgate.verdict import GateVerdict
-from perfgate.wall import measure
 
 
 def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
@@ -152,28 +147,24 @@ def _gate_run(
     noise, noise_note = context.usable_noise_file(
         found, machine_name, fp_start.to_dict(), config.min_samples
     )
-    floors = noise.floors() if noise is not None else {}
-    checks = noise.sim_checks() if noise is not None else {}
-    with ticker.stage("sim"):
-        sim = (
-            sim_phase.run_sim_phase(s, s.sim_bench, hooks.log, hooks.sim_runner, checks)
-            if s.sim_bench
-            else None
-        )
-    measurer = measure.Measurer(s, fp_start.to_dict(), _announced(hooks.side_runner, ticker))
+    calibration = Calibration(
+        noise.floors() if noise is not None else {},
+        noise.sim_checks() if noise is not None else {},
+    )
+    bench = Bench(
+        s, calibration, hooks, hooks.log, ticker, fp_start.to_dict(), started,
+        (parity_result.command, parity_s),
+    )  # fmt: skip
     expected = sum(r.seconds for r in earlier.rounds) if earlier is not None else None
-    with ticker.stage("measure", expected):
-        measured = (
-            measure.measure(measurer, floors, hooks.log) if s.wall else measure.nothing_measured()
-        )
-    parity_time = (parity_result.command, parity_s)
-    _write_timeline(s, measurer, parity_time, measurer.started - started - (parity_s or 0.0))
+    measured = {}
+    for instrument in instruments.measuring_order(instruments.REGISTRY):
+        if instrument.selected(s):
+            alone = instrument.needs_machine_alone
+            with ticker.stage(instrument.name, expected if alone else None):
+                measured[instrument.name] = instrument.measure(bench)
     fp_end = hooks.fingerprint(plan)
-    sides = (sim.base, sim.head, sim.base_again) if sim is not None else None
-    analysis = analyse(measured, config, floors, sides, checks)
-    envs = {side: set(measurer.environments.get(side, ())) for side in ("base", "head")}
-    for side, names in (sim.environments if sim is not None else {}).items():
-        envs[side] |= names
+    analysis = analyse(measured, config, calibration)
+    envs = {side: set(analysis.environments.get(side, ())) for side in ("base", "head")}
     environment = EnvironmentCheck(
         with_asv_environments(context.comparable_fingerprint(fp_start), envs["base"]),
         with_asv_environments(context.comparable_fingerprint(fp_end), envs["head"]),
@@ -184,7 +175,7 @@ def _gate_run(
         parity=parity_result, parity_required=True, environment=environment,
     )  # fmt: skip
     notes = (
-        *_notes(s, measured, noise_note, plan),
+        *_notes(s, analysis.notes, noise_note, plan),
         *containment.killed_note(killed_before),
         *changes,
     )
@@ -225,50 +216,19 @@ def _parity_expected(earlier: timeline.Timeline | None, command: Sequence[str]) 
     return earlier.parity_s
 
 
-def _announced(runner: SideRunner, ticker: Progress) -> SideRunner:
-    """``runner``, saying in the progress status which side of which round asv measures."""
-
-    def run(settings: GateSettings, side: str, folder: Path, bench: Sequence[str]) -> SideRun:
-        ticker.status(f"asv measuring the {side} side ({folder.name})")
-        return runner(settings, side, folder, bench)
-
-    return run
-
-
 def _notes(
-    s: GateSettings, measured: Measured, floors: str, plan: machine.PinPlan
+    s: GateSettings, measured: Sequence[str], floors: str, plan: machine.PinPlan
 ) -> tuple[str, ...]:
-    rounds = (
-        f"rounds: {measured.main_rounds} main ({measured.extra_rounds} extra for undecided "
-        f"cases), {measured.confirm_rounds} confirmation; order alternates B,H / H,B; "
-        "cases of families that never block ran in the first round only (when any case can)"
-    )
-    if measured.budget_exhausted:
-        rounds += f"; the {s.budget_s / 60:.1f}-minute budget ran out with cases undecided"
+    """The report's notes: the policy's source, what the instruments say of their
+    measurements (``measured``), the noise floors, pinning and the environment check."""
     pin = f"pinning: cpus {machine.format_cpulist(plan.cpus)}, memory {plan.memory_policy}"
     pin += f", prefix {shlex.join(plan.prefix) or '(none)'}"
-    samples = "samples: " + ", ".join(str(p) for p in measured.sample_files)
     env_note = (
         "environment: fingerprint at the start (base column) and end (head column), and "
         "the asv environment each side measured in"
     )
-    notes = (f"configuration: {s.config.source}", rounds, floors, pin, samples, env_note)
+    notes = (f"configuration: {s.config.source}", *measured, floors, pin, env_note)
     return (*notes, s.instruments_note) if s.instruments_note else notes
-
-
-def _write_timeline(
-    s: GateSettings,
-    measurer: measure.Measurer,
-    parity_time: tuple[str, float | None],
-    setup_s: float,
-) -> None:
-    """Record where the run's minutes went (``--plan`` of a later run reads it)."""
-    command, parity_s = parity_time
-    stamp = utc_stamp()
-    record = timeline.Timeline(
-        command, parity_s, max(0.0, setup_s), tuple(measurer.round_times), stamp
-    )
-    timeline.write_timeline(s.run_dir, record)
 
 
 def _parity_note(opts: GateOptions, s: GateSettings) -> str:

@@ -35,6 +35,7 @@ from perfgate.formats import report_files
 from perfgate.formats.shard_manifest import read_manifest
 from perfgate.gate import decide, publish
 from perfgate.gate.compare import Analysis, analyse
+from perfgate.instrument import Calibration
 from perfgate.model import (
     CaseComparison,
     CaseKey,
@@ -54,6 +55,7 @@ from perfgate.shards.shard_set import Shard
 from perfgate.verdict import CaseVerdict, GateVerdict
 from perfgate.wall import measure
 from perfgate.wall.compare.efficiency import EFFICIENCY_SUFFIX, time_benchmark
+from perfgate.wall.face import WallMeasured
 from perfgate.wall.rounds import RoundLog
 
 
@@ -207,7 +209,7 @@ def _decide(
     )
     measured = measure.measured_from(logs, shard_set.merged_units(shards), config)
     floors = shards[0].manifest.floors
-    analysis = analyse(measured, config, floors)
+    analysis = analyse({"wall": WallMeasured(measured, None)}, config, Calibration(floors))
     rerun = {k for r in (confirm.rounds if confirm else ()) for k in (*r.base, *r.head)}
     rows, variants = unconfirmed(analysis.rows, analysis.variants, rerun, config)
     analysis = replace(analysis, rows=rows, variants=variants)

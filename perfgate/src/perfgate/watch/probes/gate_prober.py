@@ -23,12 +23,14 @@ from perfgate.errors import RunnerError, UserError
 from perfgate.gate import context
 from perfgate.gate.compare import analyse
 from perfgate.gate.hooks import Hooks
+from perfgate.instrument import Bench, Calibration
 from perfgate.model import CaseComparison, EnvironmentCheck, Reason
+from perfgate.progress import Progress
 from perfgate.secrets import redact_url
 from perfgate.settings import GateOptions, GateSettings
-from perfgate.sim import phase as sim_phase
+from perfgate.sim.face import Simulator
 from perfgate.verdict import CaseVerdict
-from perfgate.wall import measure
+from perfgate.wall.face import WallClock
 from perfgate.watch.probes.prober import Probe, ProbeCase, ProbeVerdict
 
 #: The shortest measurement a probe is given, whatever is left of the run's budget.
@@ -142,17 +144,14 @@ class GateProber:
         self, case: ProbeCase, settings: GateSettings, fingerprint: dict[str, object]
     ) -> list[CaseComparison]:
         """The case measured with its instrument: counted (sim family) or timed."""
-        if self.config.is_sim(case.benchmark):
-            if not settings.sim_bench:
-                raise UserError(f"cannot count {case.benchmark}: {settings.instruments_note}")
-            sim = sim_phase.run_sim_phase(
-                settings, settings.sim_bench, self.hooks.log, self.hooks.sim_runner
-            )
-            sides = (sim.base, sim.head, sim.base_again)
-            return analyse(measure.nothing_measured(), self.config, {}, sides).rows
-        measurer = measure.Measurer(settings, fingerprint, self.hooks.side_runner)
-        measured = measure.measure(measurer, {}, self.hooks.log)
-        return analyse(measured, self.config, {}).rows
+        is_sim = self.config.is_sim(case.benchmark)
+        if is_sim and not settings.sim_bench:
+            raise UserError(f"cannot count {case.benchmark}: {settings.instruments_note}")
+        instrument = Simulator() if is_sim else WallClock()
+        log = self.hooks.log
+        bench = Bench(settings, Calibration(), self.hooks, log, Progress(log), fingerprint)
+        measured = {instrument.name: instrument.measure(bench)}
+        return analyse(measured, self.config, Calibration()).rows
 
 
 def _row_of(rows: list[CaseComparison], case: ProbeCase) -> CaseComparison | None:
