@@ -228,3 +228,27 @@ def test_a_job_past_its_time_out_is_killed_and_the_others_finish(tmp_path: Path)
     assert time.monotonic() - started < 30.0
     assert timed.timed_out and timed.returncode == -9 and "started" in timed.tail
     assert done.returncode == 2 and not done.timed_out
+
+
+def _set_subreaper(on: bool) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.prctl(containment.PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) == 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl and /proc are Linux's")
+def test_without_the_subreaper_a_detached_sleeper_is_killed_by_its_marker(
+    tmp_path: Path,
+) -> None:
+    """Where the gate is no subreaper, an orphan goes to init, out of the gate's sight; the
+    marker in its environment still names it, and it is killed before run_process returns."""
+    pidfile, target = tmp_path / "sleeper.pid", tmp_path / "late.txt"
+    cmd = [sys.executable, "-c", DETACH, str(pidfile), str(target), "60"]
+    containment.enable_subreaper()
+    _set_subreaper(False)
+    try:
+        outcome = run_process(cmd, tmp_path, ENV, 60.0)
+    finally:
+        _set_subreaper(True)
+    sleeper = int(pidfile.read_text())
+    assert not _alive(sleeper)
+    assert [s.pid for s in outcome.stragglers] == [sleeper]
