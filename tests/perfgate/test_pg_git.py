@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import tarfile
 from pathlib import Path
 
 import pytest
 from git_project import run_git
 
-from perfgate import git
+from perfgate import git, tree_export
 from perfgate.errors import RunnerError
 from perfgate.git import export_commit
 
@@ -87,6 +89,40 @@ def test_half_written_export_is_rebuilt(repo: Path, tmp_path: Path) -> None:
     out = export_commit(repo, sha, tmp_path / "exports")
     assert not (out / "junk").exists()
     assert (out / "src" / "pkg" / "__init__.py").exists()
+
+
+def test_export_keeps_links_out_of_the_tree_as_links(repo: Path, tmp_path: Path) -> None:
+    """A committed link to an absolute path outside the repository (and one climbing out of
+    it) used to raise tarfile's AbsoluteLinkError: exported as links, never followed (the
+    file outside is not copied in, nothing written through them); a link inside stays."""
+    outside = tmp_path / "licence.txt"
+    outside.write_text("outside\n")
+    (repo / "LICENSE-LINK").symlink_to(outside)
+    (repo / "src" / "up").symlink_to("../../elsewhere")
+    (repo / "src" / "inside").symlink_to("pkg/__init__.py")
+    run_git(repo, "add", ".")
+    run_git(repo, "commit", "-qm", "links")
+    out = export_commit(repo, git.resolve(repo, "HEAD"), tmp_path / "exports")
+    assert os.readlink(out / "LICENSE-LINK") == str(outside)
+    assert os.readlink(out / "src" / "up") == "../../elsewhere"
+    assert (out / "src" / "inside").read_text() == "VALUE = 1\n"
+    assert outside.read_text() == "outside\n"
+    assert (out / "src" / "pkg" / "__init__.py").read_text() == "VALUE = 1\n"
+
+
+def test_export_refuses_a_link_under_a_link(tmp_path: Path) -> None:
+    """A tree whose link would be made inside another link's folder (no git tree holds
+    one; a tampered archive could) is refused by name, nothing made through the link."""
+    archive = tmp_path / "t.tar"
+    with tarfile.open(archive, "w") as tar:
+        for name, target in (("d", str(tmp_path / "away")), ("d/x", "/etc/passwd")):
+            info = tarfile.TarInfo(name)
+            info.type, info.linkname = tarfile.SYMTYPE, target
+            tar.addfile(info)
+    (tmp_path / "away").mkdir()
+    with tarfile.open(archive) as tar, pytest.raises(RunnerError, match="'d/x'"):
+        tree_export.extract_tree(tar, tmp_path / "dest")
+    assert list((tmp_path / "away").iterdir()) == []
 
 
 def _git_environment(repo: Path, isolated: bool) -> set[str]:

@@ -38,7 +38,7 @@ import yaml
 pytestmark = pytest.mark.subprocess
 
 REPO = Path(__file__).resolve().parents[2]
-FAKES = REPO / "tests" / "perfgate" / "pipeline"
+FAKES = REPO / "tests" / "perfgate"
 PR = "5"
 
 WRAPPER = """

@@ -20,6 +20,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from perfgate import tree_export
 from perfgate.errors import RunnerError
 from perfgate.secrets import child_environment, redact_url
 
@@ -169,6 +170,8 @@ def export_commit(repo: Path, sha: str, root: Path) -> Path:
     The export is built in a temporary sibling and renamed into place, so a killed run
     never leaves a half-written tree that a later run would take as complete. (``git
     archive`` sets file mtimes to the commit time, so Numba's on-disk cache stays valid.)
+    A committed symbolic link is exported as a link, one pointing out of the tree too
+    (`perfgate.tree_export`): never followed, nothing written through it.
     """
     final = root / sha
     if (final / _COMPLETE).exists():
@@ -182,7 +185,7 @@ def export_commit(repo: Path, sha: str, root: Path) -> Path:
         tar_path = tmp / ".export.tar"
         tar_path.write_bytes(archive.stdout)
         with tarfile.open(tar_path) as tar:
-            tar.extractall(tmp, filter="data")
+            tree_export.extract_tree(tar, tmp)  # links out of the tree kept as links
         tar_path.unlink()
         (tmp / _COMPLETE).write_text(sha + "\n")
         if final.exists():

@@ -158,8 +158,8 @@ class Reason(Enum):
         "deterministic enough on this machine to decide"
     )
     SIM_UNCHECKED = (
-        "no second count of the base and no calibrated check of this version on this "
-        "machine (perfgate calibrate): determinism not checked"
+        "no second count of the base under this benchmark version and no calibrated "
+        "check of this version on this machine (perfgate calibrate): determinism not checked"
     )
 
     def text(self, **fields: Any) -> str:

@@ -9,7 +9,10 @@ exit 0 for A/A and exit 3 for an unknown revision.
 
 from __future__ import annotations
 
+import getpass
 import json
+import logging
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -102,3 +105,36 @@ def test_sharded_gate_with_real_asv(tiny_repo: Path, capsys: pytest.CaptureFixtu
     verdict = json.loads((out / "verdict.json").read_text())
     assert verdict["verdict"] == "pass"
     assert all(c["paired"] and c["n_head"] == 3 for c in verdict["cases"])
+
+
+#: A benchmark that detaches a sleeper holding asv's pipes to its benchmark process
+#: (issue 37, 5: asv reads them to their end, so the gate waited as long as the sleeper).
+DETACHING = SUITE.replace(
+    "    def time_work(self, n):",
+    "    def setup(self, n):\n"
+    "        import subprocess\n"
+    "        subprocess.run(['setsid', 'sh', '-c', 'sleep 417 &'], check=True)\n\n"
+    "    def time_work(self, n):",
+)
+
+
+def test_gate_with_real_asv_kills_a_detached_sleeper_and_names_it(
+    tiny_repo: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A head whose benchmark detaches ``setsid sh -c 'sleep 417 &'``: the gate neither
+    waits for the sleepers (asv would read its pipes until they end) nor leaves them
+    running; the report names them with their command line."""
+    (tiny_repo / "benchmarks" / "bench_tiny.py").write_text(DETACHING)
+    git(tiny_repo, "commit", "-qam", "detach")
+    out = tiny_repo / "out"
+    argv = ["gate", "--base", "HEAD~1", "--head", "HEAD", "--repo", str(tiny_repo)]
+    with caplog.at_level(logging.WARNING):
+        code = cli.main([*argv, "--report-dir", str(out), "--machine", "tinybox"])
+    printed = capsys.readouterr()
+    assert code in (0, 1), printed.err[-3000:]
+    report = (out / "report.md").read_text()
+    assert "contained:" in report and "(sleep 417)" in report
+    assert "suspicious" in caplog.text and "(sleep 417)" in caplog.text
+    left = subprocess.run(["pgrep", "-f", "^sleep 417$"], capture_output=True, text=True)
+    mine = [p for p in left.stdout.split() if Path(f"/proc/{p}").owner() == getpass.getuser()]
+    assert mine == []

@@ -154,3 +154,18 @@ def test_plan_counts_set_up_parity_and_asv_overhead_from_the_last_timeline(
     assert doc["expected_minutes"] == round((6 + 90 + measure_s) / 60, 2)
     assert "parity ({python} -c pass) as the earlier run's" in doc["basis"]
     assert doc["expected_parts_minutes"]["setup"] == 0.1
+
+
+def test_plan_of_a_policy_naming_the_sim_instrument_needs_no_valgrind_to_select(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], discovered: Path
+) -> None:
+    """``instruments = ["wall", "sim"]``: the wall clock's selection depends on the policy
+    alone; `--plan` used to resolve it as if valgrind were not installed and exit 3
+    ("instruments names sim, but valgrind is not installed") where it is (issue 37, 13)."""
+    repo = make_repo(tmp_path, CONFIG + 'instruments = ["wall", "sim"]\n')
+    doc = _plan(repo, capsys, "--json")
+    assert {c["case"] for c in doc["cases"]} == {
+        "hot_slice.H.time_x(n=1)",
+        "hot_slice.H.time_x(n=2)",
+        "compile_time.C.track_s",
+    }

@@ -144,8 +144,10 @@ def machine_id(fp: machine.Fingerprint) -> str:
 
 def selection(opts: GateOptions, config: GateConfig) -> tuple[str, ...]:
     """The wall clock's ``--bench`` regexes: given, else the quick or the full gate's,
-    without the sim family (`perfgate.gate.instruments`)."""
-    return instruments.resolve(config, opts.bench, opts.quick, None).wall_bench
+    without the sim family (`perfgate.gate.instruments`). Whether the sim instrument
+    can run is judged where the run starts (`settings_on_this_machine`), with valgrind's
+    installed version, not here."""
+    return instruments.wall_selection(config, opts.bench, opts.quick)
 
 
 def budget_seconds(opts: GateOptions, config: GateConfig) -> float:

@@ -134,19 +134,34 @@ def resolve(
     ``valgrind`` the installed version (None: not installed); a ``shard`` of the sharded
     gate measures with the wall clock only."""
     sim, note = _sim_state(config, valgrind, supported, shard)
-    wall = "wall" in (config.instruments or ("wall", "sim"))
     family = config.sim.bench
     if bench:
-        wall_sel, sim_sel = tuple(bench), within(bench, family)
+        sim_sel = within(bench, family)
+    else:
+        sim_sel = (config.sim.quick_bench if quick else None) or family
+    return Instruments(
+        wall=_wall_on(config),
+        sim=sim,
+        wall_bench=wall_selection(config, bench, quick),
+        sim_bench=_checked(tuple(sim_sel), "sim selection") if sim else (),
+        note=note,
+    )
+
+
+def _wall_on(config: GateConfig) -> bool:
+    return "wall" in (config.instruments or ("wall", "sim"))
+
+
+def wall_selection(config: GateConfig, bench: Sequence[str], quick: bool) -> tuple[str, ...]:
+    """The wall clock's ``--bench`` regexes (`resolve`'s ``wall_bench``): they depend on
+    the configuration alone, never on whether valgrind is installed, so a plan needs no
+    valgrind version to name them."""
+    if not _wall_on(config):
+        return ()
+    if bench:
+        wall_sel = tuple(bench)
     else:
         wall_sel = (
             config.quick_bench if quick and config.quick_bench else None
         ) or config.gate_bench
-        sim_sel = (config.sim.quick_bench if quick else None) or family
-    return Instruments(
-        wall=wall,
-        sim=sim,
-        wall_bench=_checked(excluding(wall_sel, family), "wall selection") if wall else (),
-        sim_bench=_checked(tuple(sim_sel), "sim selection") if sim else (),
-        note=note,
-    )
+    return _checked(excluding(wall_sel, config.sim.bench), "wall selection")

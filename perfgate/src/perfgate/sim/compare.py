@@ -142,7 +142,11 @@ class Spread:
 
 
 def _relative(first: Measurement | None, again: Measurement | None) -> float | None:
+    """How far ``again`` is from ``first``; None unless both are counted, under one
+    benchmark version (a count of other code says nothing of this code's determinism)."""
     if first is None or again is None or not first.median or again.median is None:
+        return None
+    if first.version != again.version:
         return None
     return abs(again.median / first.median - 1.0)
 
@@ -153,8 +157,9 @@ def base_spread(
     base_again: Side,
     checks: Mapping[CaseKey, SimCheck],
 ) -> Spread | None:
-    """How far apart the base's counts of ``key`` are: its second count in this run, else
-    the machine's calibrated check of the same benchmark version; None: not checked."""
+    """How far apart the base's counts of ``key`` are: its second count in this run (of the
+    same benchmark version), else the machine's calibrated check of the same benchmark
+    version; None: not checked."""
     cycles = _relative(first.get(key), base_again.get(key))
     if cycles is not None:
         proof = _figure_key(key, LAYOUT_PROOF)
