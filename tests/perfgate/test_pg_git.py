@@ -151,3 +151,42 @@ def test_git_children_get_the_allow_list_environment(
     writer = _git_environment(repo, isolated=True)
     assert not writer & {"GH_PAT", "GPG_PASSPHRASE", "DATABASE_URL"}
     assert {"GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0"} <= writer
+
+
+#: Issue 37 item 12: each command died with a FileNotFoundError traceback without git.
+WITHOUT_GIT = {
+    "init": (["init", "--repo", "{repo}"], 3),
+    "gate --plan": (["gate", "--plan", "--repo", "{repo}", "--base", "HEAD", "--head", "HEAD"], 3),
+    "watch": (["watch", "--repo", "{repo}", "--results", "{repo}/results", "--no-state"], 3),
+    "history pending": (["history", "pending", "--repo", "{repo}", "--machine", "m"], 1),
+}
+
+
+@pytest.mark.parametrize("command", WITHOUT_GIT)
+def test_git_missing_from_path_is_a_clean_error(
+    repo: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+) -> None:
+    """Each command names the missing git and exits with its documented error code."""
+    from perfgate import cli
+
+    empty = tmp_path / "no-git-here"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    argv, expected = WITHOUT_GIT[command]
+    code = cli.main([a.format(repo=repo) for a in argv])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "internal error" not in err
+    assert "cannot run git" in err and "needs git on PATH" in err
+    assert code == expected
+
+
+def test_git_runner_raises_a_user_error_without_git(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(git.GitMissingError, match="cannot run git"):
+        git.Git(repo).run("status")

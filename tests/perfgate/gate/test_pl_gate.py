@@ -151,9 +151,31 @@ def test_benchmarks_changed_since_the_base_are_named_in_the_report(tmp_path: Pat
     (repo / "unrelated.txt").write_text("")
     assert _run(repo, base, head) == 0
     report = (repo / "out" / "report.md").read_text().replace("\\_", "_")  # markdown escapes
-    line = next(ln for ln in report.splitlines() if "suites:" in ln)
+    line = next(ln for ln in report.splitlines() if "differ from the base" in ln)
     assert "benchmarks/__init__.py" in line and "benchmarks/bench_new.py" in line
     assert "unrelated.txt" not in line
+
+
+def test_the_head_commits_edits_to_the_suites_are_said_not_to_be_measured(
+    tmp_path: Path,
+) -> None:
+    """Issue 37 item 14: run from the base's checkout (as CI runs), a pull request's edits
+    to the suites are not measured, by design; the report said nothing of it."""
+    from gate_fakes import git
+
+    repo = make_repo(tmp_path)
+    base = commit_speed(repo, {}, "again")
+    (repo / "benchmarks" / "__init__.py").write_text("# edited by the pull request\n")
+    head = commit_speed(repo, {}, "edit a suite")
+    git(repo, "checkout", "-q", base)
+    assert _run(repo, base, head) == 0
+    report = (repo / "out" / "report.md").read_text().replace("\\_", "_")
+    (line,) = [ln for ln in report.splitlines() if "are not measured" in ln]
+    assert "differ from the head commit's in benchmarks/__init__.py" in line
+    assert "by design" in line
+    git(repo, "checkout", "-q", head)  # a local run of the head: its own suites ran
+    assert _run(repo, base, head) == 0
+    assert "are not measured" not in (repo / "out" / "report.md").read_text()
 
 
 def test_improvement_passes_and_is_reported(tmp_path: Path) -> None:

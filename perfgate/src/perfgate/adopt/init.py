@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from perfgate import git
-from perfgate.adopt import survey
+from perfgate.adopt import init_values, survey
 from perfgate.adopt.files import Planned, plan_file, plan_policy, write_planned
 from perfgate.adopt.policy import Proposal, render_policy
 from perfgate.adopt.workflows import WORKFLOW_FILES, WorkflowOptions, render
@@ -153,8 +153,10 @@ def _plans(root: Path, options: InitOptions, proposal: Proposal) -> list[Planned
 def init(options: InitOptions, finder: SuiteFinder | None = None) -> InitResult:
     """Propose, then write everything or nothing (see `perfgate.adopt.files`)."""
     root = _root(options.repo)
+    options = replace(options, asv_config=init_values.asv_config_inside(root, options.asv_config))
     proposal = propose(root, options, finder or asv_discover_suite)
     plans = _plans(root, options, proposal)
+    init_values.policy_loads(plans[0].path, plans[0].text)
     diffs = write_planned(root, plans, options.force)
     written = tuple(p.path.relative_to(root) for p in plans if p.old != p.text)
     return InitResult(root, proposal, written, tuple(diffs))

@@ -23,7 +23,7 @@ from perfgate.config_files import config_at_commit, load_config
 from perfgate.errors import UserError
 from perfgate.formats import asv_conf
 from perfgate.formats.noise import NoiseFile
-from perfgate.gate import build, caches, instruments
+from perfgate.gate import build, caches, instruments, suite_edits
 from perfgate.history.branch import HistoryError
 from perfgate.model import EnvironmentCheck
 from perfgate.settings import GateOptions, GateSettings
@@ -277,9 +277,15 @@ def suite_notes(s: GateSettings) -> tuple[str, ...]:
     commit's.
 
     A pull request that edits a blocking benchmark changes what both sides measure; the
-    gate still runs it, and says so where the reviewer reads the verdict.
+    gate still runs it, and says so where the reviewer reads the verdict. The head commit's
+    own edits to the suites, when they are not the checkout's (CI runs the base's), are not
+    measured: the report says that too (`suite_edits`).
     """
-    grid = build.build_note(s.config.build, s.builds), grid_note(s)
+    grid = (
+        build.build_note(s.config.build, s.builds),
+        grid_note(s),
+        *suite_edits.unmeasured_edits_note(s.repo, s.head, s.benchmark_dir),
+    )
     try:
         changed = git.changed_files(s.repo, s.base, s.benchmark_dir)
     except (git.GitError, ValueError) as exc:

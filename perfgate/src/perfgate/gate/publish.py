@@ -48,7 +48,8 @@ def write_reports(folder: Path, report: render.Report, markdown: str) -> str:
     report digest (`perfgate.formats.report_files`)."""
     redactor = Redactor.from_env(os.environ)
     html = redactor.text(render.render_html(report))
-    verdict = redactor.value(render.verdict_json(report))
+    document = render.verdict_json(report)
+    verdict = redactor.value(document, keep=report_files.field_names(document))
     return report_files.write_reports(folder, redactor.text(markdown), html, verdict)
 
 

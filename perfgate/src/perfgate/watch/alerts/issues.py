@@ -10,19 +10,16 @@ the posting identity opened: never duplicated.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from perfgate.github import (
-    DEFAULT_API_URL,
-    DEFAULT_COMMENT_AUTHOR,
-    Github3Session,
-    GitHubApiError,
-)
+from perfgate.github import DEFAULT_API_URL, DEFAULT_COMMENT_AUTHOR, Github3Session, GitHubApiError
 from perfgate.github_retry import with_retries
 from perfgate.retry import RetryPolicy
+from perfgate.secrets import Redactor
 from perfgate.watch.alerts.pulls import PullRef, pull_for_commit
 from perfgate.watch.alerts.text import (
     LABEL,
@@ -102,6 +99,7 @@ class Alerter:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
         branch: str | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
         # None: a dry run, nothing is sent. The client is made on first use, so a run with
         # nothing to post needs no token.
@@ -114,6 +112,11 @@ class Alerter:
         self.clock = clock
         #: the watched branch: a culprit's pull request must have merged into it (None: any)
         self.branch = branch
+        #: every title, body and comment is redacted before it is compared, posted or shown
+        #: (default: the secrets of the process environment and its GITHUB_TOKEN)
+        self.redactor = redactor or Redactor.from_env(
+            os.environ, (os.environ.get("GITHUB_TOKEN", ""),)
+        )
 
     @property
     def dry_run(self) -> bool:
@@ -141,17 +144,22 @@ class Alerter:
         if change.issue is None and not _should_alert(change, alert_suspected):
             return Action("none", None, "", ""), None
         if self.dry_run:
-            title, body = issue_title(change), issue_body(change, series, self.links, unit)
+            title, body = self._texts(change, series, unit)
             verb = "open" if change.issue is None else "update"
             return Action(verb, change.issue, title, body), None
         found_pr = self._culprit_pr(change)
         if found_pr is not None:
             change = change.updated(culprit_pr=found_pr)
-        title, body = issue_title(change), issue_body(change, series, self.links, unit)
+        title, body = self._texts(change, series, unit)
         action, snapshot = self._post(change, title, body)
         if snapshot is None and found_pr is not None:
             snapshot = change
         return action, snapshot
+
+    def _texts(self, change: WatchedChange, series: Series, unit: str) -> tuple[str, str]:
+        """The issue's title and body, redacted."""
+        body = issue_body(change, series, self.links, unit)
+        return self.redactor.text(issue_title(change)), self.redactor.text(body)
 
     def _post(
         self, change: WatchedChange, title: str, body: str
@@ -210,7 +218,7 @@ class Alerter:
     def _close(self, change: WatchedChange) -> tuple[Action, WatchedChange | None]:
         if change.issue is None or change.issue_closed:
             return Action("none", change.issue, "", ""), None
-        text = closing_comment(change, self.links)
+        text = self.redactor.text(closing_comment(change, self.links))
         if self.dry_run:
             return Action("close", change.issue, "", text), None
         api, number = self.api, change.issue

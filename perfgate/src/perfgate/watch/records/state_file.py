@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from perfgate.errors import ResultFileError
+from perfgate.secrets import Redactor
 from perfgate.watch.changes.detect import ChangeStatus, Direction, Evidence
 from perfgate.watch.probes.prober import Probe, ProbeVerdict, probe_record
 from perfgate.watch.records.state import WatchedChange
@@ -43,6 +44,16 @@ _ID = re.compile(r"[0-9a-f]{16}")
 _NAME = re.compile(r"watch/([0-9a-f]{16})/[0-9]{4,}-[0-9a-f]{12}\.json")
 _TEXT_FIELDS = ("change_id", "benchmark", "machine", "last_good_commit", "commit")
 _NUMBER_FIELDS = ("ratio", "p_value", "before", "after")
+#: Every field name of a record and of its probes (never redacted: the reader needs them).
+_FIELD_NAMES = frozenset(
+    {
+        *("api_version", "kind", "recorded_at", "change_id", "sequence", "benchmark", "params"),
+        *("machine", "last_good_commit", "commit", "ratio", "direction", "status", "evidence"),
+        *("p_value", "before", "after", "culprit", "issue", "issue_closed", "recovered_by"),
+        *("culprit_pr", "narrowed_good", "narrowed_bad", "checked_through", "probes"),
+        *("base", "head", "verdict", "ci_low", "ci_high", "seconds", "note"),
+    }
+)
 
 
 def is_record_path(path: str) -> bool:
@@ -50,8 +61,11 @@ def is_record_path(path: str) -> bool:
     return _NAME.fullmatch(path) is not None
 
 
-def record_bytes(change: WatchedChange, recorded_at: str) -> bytes:
-    """The file content of one snapshot (keys in a fixed order, one per line)."""
+def record_bytes(
+    change: WatchedChange, recorded_at: str, redactor: Redactor | None = None
+) -> bytes:
+    """The file content of one snapshot (keys in a fixed order, one per line); every text
+    redacted by ``redactor``, the field names excepted."""
     data: dict[str, Any] = {
         "api_version": WATCH_API_VERSION,
         "kind": WATCH_KIND,
@@ -80,6 +94,8 @@ def record_bytes(change: WatchedChange, recorded_at: str) -> bytes:
         "checked_through": change.checked_through,
         "probes": [probe_record(p) for p in change.probes],
     }
+    if redactor is not None:
+        data = redactor.value(data, keep=_FIELD_NAMES)
     return (json.dumps(data, indent=1) + "\n").encode()
 
 
