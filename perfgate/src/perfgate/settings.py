@@ -5,6 +5,7 @@ nothing else of the command line."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,6 +86,16 @@ class GateSettings:
     wall: bool = True
     sim_bench: tuple[str, ...] = ()
     instruments_note: str = ""
+    #: the options later stages read: ``--quick``, ``--bench`` as given (``bench`` above is
+    #: the wall clock's selection), ``--floors-ref``, ``--parity-result``
+    quick: bool = False
+    bench_given: tuple[str, ...] = ()
+    floors_ref: str | None = None
+    parity_result: Path | None = None
+    #: a report line when the base compared is a merge base, not ``--base`` itself
+    base_note: str | None = None
+    #: the options after ``--base B --head H`` that repeat the run (`ReportTarget.options`)
+    options: tuple[str, ...] = ()
     #: side -> its build (``build = "pip"``); empty: the exports are measured as they are
     builds: Mapping[str, SideBuild] = field(default_factory=dict)
 
@@ -108,3 +119,48 @@ class GateSettings:
     def work_dir(self) -> Path:
         """The work folder (runs, noise floors) this run's folder lives in."""
         return self.run_dir.parent.parent
+
+
+@dataclass(frozen=True)
+class ReportTarget:
+    """Where one run's report goes, read off the options before anything runs (so even a run
+    that fails to start has a report), and the command line that repeats the run."""
+
+    report_dir: Path
+    work_dir: Path | None
+    digest_output: Path | None
+    #: the pull request the report is posted to (None: not posted)
+    post_to: int | None
+    base: str
+    head: str
+    machine: str | None
+    #: the options after ``--base B --head H`` that repeat the run
+    options: tuple[str, ...]
+
+    def command(self, base: str, head: str) -> str:
+        """``perfgate gate --base ... --head ...`` with this run's options."""
+        return shlex.join(["perfgate", "gate", "--base", base, "--head", head, *self.options])
+
+
+def report_target(opts: GateOptions) -> ReportTarget:
+    """`ReportTarget` of ``opts`` (pure)."""
+    argv: list[str] = []
+    for regex in opts.bench:
+        argv += ["--bench", regex]
+    if opts.quick:
+        argv.append("--quick")
+    if opts.budget_minutes is not None:
+        argv += ["--budget-minutes", f"{opts.budget_minutes:g}"]
+    for flag, value in (
+        ("--config", opts.config),
+        ("--machine", opts.machine),
+        ("--floors-ref", opts.floors_ref),
+        ("--parity-result", opts.parity_result),
+    ):
+        if value is not None:
+            argv += [flag, str(value)]
+    post_to = opts.pr if opts.post else None
+    return ReportTarget(
+        opts.report_dir, opts.work_dir, opts.digest_output, post_to,
+        opts.base, opts.head, opts.machine, tuple(argv),
+    )  # fmt: skip

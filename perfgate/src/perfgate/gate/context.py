@@ -24,9 +24,10 @@ from perfgate.errors import UserError
 from perfgate.formats import asv_conf
 from perfgate.formats.noise import NoiseFile
 from perfgate.gate import build, caches, instruments, suite_edits
+from perfgate.gate.parity import given_result
 from perfgate.history.branch import HistoryError
-from perfgate.model import EnvironmentCheck
-from perfgate.settings import GateOptions, GateSettings
+from perfgate.model import EnvironmentCheck, ParityResult
+from perfgate.settings import GateOptions, GateSettings, report_target
 from perfgate.sim import callgrind, client
 
 WORK_DIR = ".perfgate"
@@ -181,6 +182,31 @@ def settings_on_this_machine(
     return pin, fp_start, build_settings(opts, revs, config, pin, machine_name, installed)
 
 
+@dataclass(frozen=True)
+class Resolved:
+    """A measuring run's options resolved once: its settings, the pinning plan, the
+    machine's fingerprint at the start and the parity result taken from CI (None: none)."""
+
+    settings: GateSettings
+    pin: machine.PinPlan
+    fingerprint: machine.Fingerprint
+    given_parity: ParityResult | None = None
+
+
+def resolve(
+    opts: GateOptions,
+    fingerprint: Callable[[machine.PinPlan], machine.Fingerprint],
+    valgrind: Callable[[], str | None] | None = None,
+) -> Resolved:
+    """The commits, CI's parity result for the head (checked before anything is exported),
+    the policy at the base and the settings on this machine, in that order."""
+    revs = resolve_revisions(opts)
+    given = given_result(opts.parity_result, revs.head) if opts.parity_result else None
+    config = load_gate_config(opts, revs)
+    pin, fp, settings = settings_on_this_machine(opts, revs, config, fingerprint, valgrind)
+    return Resolved(settings, pin, fp, given)
+
+
 def build_settings(
     opts: GateOptions,
     revs: Revisions,
@@ -228,6 +254,12 @@ def build_settings(
         prefix=plan.prefix,
         kernel_cache=caches.kernel_cache_env(run_dir, os.environ, repo),
         tools_cache=caches.tools_cache_env(run_dir, os.environ, repo),
+        quick=opts.quick,
+        bench_given=opts.bench,
+        floors_ref=opts.floors_ref,
+        parity_result=opts.parity_result,
+        base_note=revs.note(opts.base),
+        options=report_target(opts).options,
     )
 
 

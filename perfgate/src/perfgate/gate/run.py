@@ -1,8 +1,9 @@
-"""One gate run, its stages in order: context -> parity -> measure (with sampling) ->
-compare -> decide -> render -> publish. Every failure to decide becomes an ERROR report
-(exit 3), never a pass; the report is written even then. A report folder that cannot take
-the report is refused before anything runs; the report is printed only once it is written,
-and printed, written and posted without the secrets of the environment.
+"""One gate run: the options resolved once (`perfgate.gate.context.resolve`), then the
+stages of `STAGES` in order over one `GateRun`: select -> parity -> measure (each
+instrument) -> compare -> decide; then render and publish. Every failure to decide becomes
+an ERROR report (exit 3), never a pass; the report is written even then. A report folder
+that cannot take the report is refused before anything runs; the report is printed only
+once it is written, and printed, written and posted without the secrets of the environment.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ import os
 import shlex
 import time
 import traceback
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from perfgate import containment, machine
 from perfgate.asv.discover import check_selection, discovered_names
@@ -37,7 +39,7 @@ from perfgate.model import (
 from perfgate.progress import Progress
 from perfgate.report import render
 from perfgate.secrets import redact_env
-from perfgate.settings import GateOptions, GateSettings
+from perfgate.settings import GateOptions, GateSettings, ReportTarget, report_target
 from perfgate.verdict import GateVerdict
 
 
@@ -46,167 +48,182 @@ def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
     hooks = hooks or Hooks()
     ticker = Progress(hooks.log)  # a line at least every 10 s while a stage runs
     hooks = replace(hooks, log=ticker.log)
-    report_files.check_report_dir(opts.report_dir)  # misuse is a clean error before any run
-    if opts.work_dir is not None:
-        check_output_dir(opts.work_dir, "--work-dir", "exports, rounds and noise floors")
+    target = report_target(opts)
+    report_files.check_report_dir(target.report_dir)  # misuse is a clean error before any run
+    if target.work_dir is not None:
+        check_output_dir(target.work_dir, "--work-dir", "exports, rounds and noise floors")
     try:
         # a run that dies (killed, out of memory) must not leave an earlier verdict to post
-        report_files.archive_previous(opts.report_dir)
-        report = _gate(opts, hooks, ticker)
+        report_files.archive_previous(target.report_dir)
+        report = _gate(context.resolve(opts, hooks.fingerprint, hooks.valgrind), hooks, ticker)
     except (UserError, RunnerError, OSError) as exc:
         hooks.log(f"error: {redact_env(str(exc), os.environ)}")
-        report = _error_report(opts, str(exc))
+        report = _error_report(target, str(exc))
     except Exception as exc:  # fail closed: a crash is an ERROR report, never a stale pass
         hooks.log(redact_env(traceback.format_exc(), os.environ))
-        report = _error_report(opts, f"internal error: {type(exc).__name__}: {exc}")
+        report = _error_report(target, f"internal error: {type(exc).__name__}: {exc}")
+    return _publish(target, report, hooks)
+
+
+def _publish(target: ReportTarget, report: render.Report, hooks: Hooks) -> int:
+    """Write the report (then print it, then post it); the run's exit code."""
     markdown = redact_env(render.render_markdown(report), os.environ)
     try:  # written first: nothing is printed as a verdict that is not final
-        digest = publish.replace_reports(opts.report_dir, report, markdown)
+        digest = publish.replace_reports(target.report_dir, report, markdown)
         hooks.log(f"report digest {digest} ({', '.join(report_files.REPORT_FILES)})")
-        if opts.digest_output is not None:
-            publish.record_digest(opts.digest_output, digest)
+        if target.digest_output is not None:
+            publish.record_digest(target.digest_output, digest)
     except (UserError, OSError) as exc:
-        hooks.log(
-            redact_env(f"error: cannot write the report to {opts.report_dir}: {exc}", os.environ)
-        )
+        where = f"error: cannot write the report to {target.report_dir}: {exc}"
+        hooks.log(redact_env(where, os.environ))
         return GateVerdict.ERROR.exit_code
     hooks.write(markdown)
     code = report.decision.exit_code
-    if opts.post:
-        assert opts.pr is not None
-        posted = publish.post_report(pr=opts.pr, report_dir=opts.report_dir, sha=report.head)
+    if target.post_to is not None:
+        posted = publish.post_report(
+            pr=target.post_to, report_dir=target.report_dir, sha=report.head
+        )
         code = code if posted == 0 or code != 0 else GateVerdict.ERROR.exit_code
     return code
 
 
-def _gate(opts: GateOptions, hooks: Hooks, ticker: Progress) -> render.Report:
-    started = time.monotonic()
-    revs = context.resolve_revisions(opts)
-    given = parity.given_result(opts.parity_result, revs.head) if opts.parity_result else None
-    config = context.load_gate_config(opts, revs)
-    plan, fp_start, s = context.settings_on_this_machine(
-        opts, revs, config, hooks.fingerprint, hooks.valgrind
-    )
-    progress = _Progress()
+@dataclass
+class GateRun:
+    """One run as its stages fill it in: what it was given (settings, seams, the machine at
+    the start), what each stage found, and the decision once one is made (a stage that
+    decides, as a failing parity does, ends the run: later stages see ``decision``)."""
+
+    settings: GateSettings
+    hooks: Hooks
+    ticker: Progress
+    pin: machine.PinPlan
+    fp_start: machine.Fingerprint
+    given_parity: ParityResult | None
+    started: float = field(default_factory=time.monotonic)
+    killed_before: int = field(default_factory=lambda: len(containment.killed()))
+    notes: tuple[str, ...] = ()
+    noise: NoiseFile | None = None
+    parity: ParityResult | None = None
+    parity_s: float | None = None
+    earlier: timeline.Timeline | None = None
+    calibration: Calibration = field(default_factory=Calibration)
+    noise_note: str = ""
+    measured: dict[str, Any] = field(default_factory=dict)
+    analysis: Analysis | None = None
+    environment: EnvironmentCheck | None = None
+    decision: GateDecision | None = None
+
+
+def _gate(resolved: context.Resolved, hooks: Hooks, ticker: Progress) -> render.Report:
+    """The stages over one run; its report (an ERROR report of what ran, on a failure)."""
+    s = resolved.settings
+    state = GateRun(s, hooks, ticker, resolved.pin, resolved.fingerprint, resolved.given_parity)
     try:
-        inputs = (revs.note(opts.base), given)
-        return _gate_run(opts, hooks, (plan, fp_start), s, inputs, started, (progress, ticker))
+        for stage in STAGES:
+            if state.decision is None:
+                stage(state)
+        return _report(state)
     except (UserError, RunnerError, OSError) as exc:
         hooks.log(f"error: {redact_env(str(exc), os.environ)}")
-        return _failed_report(opts, s, str(exc), progress)
+        return _failed_report(state, str(exc))
     except Exception as exc:  # fail closed, and say what ran (as run() does before this)
         hooks.log(redact_env(traceback.format_exc(), os.environ))
-        return _failed_report(opts, s, f"internal error: {type(exc).__name__}: {exc}", progress)
+        return _failed_report(state, f"internal error: {type(exc).__name__}: {exc}")
     finally:
-        context.discard_exports(s)
+        context.discard_exports(state.settings)
 
 
-@dataclass
-class _Progress:
-    """What a run has done so far, for the report of a run that fails half-way: parity as
-    it ended (None: not run) and the report notes gathered."""
+def _select(run: GateRun) -> None:
+    """The noise file (read before any code of the head runs), asv's machine, and the
+    ``--bench`` regexes checked against the discovered suites (before parity and measuring:
+    a selection of nothing would run them for nothing), the run's first notes; the settings
+    without the instrument the selection leaves nothing to measure."""
+    s, hooks = run.settings, run.hooks
+    hooks.log(f"base {s.base[:12]} head {s.head[:12]} machine {s.machine}; run dir {s.run_dir}")
+    run.notes = (
+        *([s.base_note] if s.base_note else []),
+        *context.suite_notes(s),
+        *([_parity_note(s)] if run.given_parity else []),
+    )
+    run.noise = context.read_noise(s.repo, s.floors_ref, s.machine)
+    hooks.register_machine(s.machine)  # asv's discovery and rounds need it
+    if s.bench_given:
+        names = discovered_names(s, hooks.discover)
+        check_selection(names, s.bench_given)
+        run.settings = instruments.narrowed(s, names.values())
 
-    parity: ParityResult | None = None
-    notes: tuple[str, ...] = ()
 
-
-def _gate_run(
-    opts: GateOptions,
-    hooks: Hooks,
-    machine_at_start: tuple[machine.PinPlan, machine.Fingerprint],
-    s: GateSettings,
-    inputs: tuple[str | None, ParityResult | None],
-    started: float,
-    progresses: tuple[_Progress, Progress],
-) -> render.Report:
-    """The run after its exports (``started``: when the run began, for its timeline):
-    the ``--bench`` check, parity, measurement, comparison and decision; ``inputs`` are the
-    note on the base and the parity result taken from CI (None: run it here); ``progress``
-    is kept up to date for a report of a failure, the ticker prints while stages run."""
-    progress, ticker = progresses
-    given = inputs[1]
-    config, machine_name = s.config, s.machine
-    plan, fp_start = machine_at_start
-    killed_before = len(containment.killed())
-    found, s = _before_parity(opts, hooks, s, inputs, progress)
-    changes = progress.notes
-    parity_started = time.monotonic()
-    command = parity.parity_command(config, opts.quick)
-    earlier = newest_timeline(s.work_dir, " ".join(command))
-    with ticker.stage("parity", _parity_expected(earlier, command)):
+def _parity(run: GateRun) -> None:
+    """The head's correctness command (or CI's result of it); a failure decides the run."""
+    s, hooks, given = run.settings, run.hooks, run.given_parity
+    started = time.monotonic()
+    command = parity.parity_command(s.config, s.quick)
+    run.earlier = newest_timeline(s.work_dir, " ".join(command))
+    with run.ticker.stage("parity", _parity_expected(run.earlier, command)):
         if not given:
             hooks.log(f"parity: {' '.join(command)} (a first run compiles the kernels it tests)")
-        parity_result = given or parity.run_parity(s, command, progress=ticker)
-    parity_s = None if given else time.monotonic() - parity_started
-    hooks.log(f"parity: {parity_result.status.value}" + (" (from CI)" if given else ""))
-    progress.parity = parity_result
-    if parity_result.status is not ParityStatus.PASSED:
-        failed = decide.parity_failure_decision(parity_result)
-        notes = (*containment.killed_note(killed_before), *changes)
-        return _report(opts, s, failed, None, parity_result, None, notes)
-    noise, noise_note = context.usable_noise_file(
-        found, machine_name, fp_start.to_dict(), config.min_samples
+        result = given or parity.run_parity(s, command, progress=run.ticker)
+    run.parity_s = None if given else time.monotonic() - started
+    hooks.log(f"parity: {result.status.value}" + (" (from CI)" if given else ""))
+    run.parity = result
+    if result.status is not ParityStatus.PASSED:
+        run.decision = decide.parity_failure_decision(result)
+
+
+def _measure(run: GateRun) -> None:
+    """Each selected instrument measures both sides: those that share the machine first."""
+    s = run.settings
+    noise, run.noise_note = context.usable_noise_file(
+        run.noise, s.machine, run.fp_start.to_dict(), s.config.min_samples
     )
-    calibration = Calibration(
+    run.calibration = Calibration(
         noise.floors() if noise is not None else {},
         noise.sim_checks() if noise is not None else {},
     )
+    assert run.parity is not None
     bench = Bench(
-        s, calibration, hooks, hooks.log, ticker, fp_start.to_dict(), started,
-        (parity_result.command, parity_s),
+        s, run.calibration, run.hooks, run.hooks.log, run.ticker, run.fp_start.to_dict(),
+        run.started, (run.parity.command, run.parity_s),
     )  # fmt: skip
+    earlier = run.earlier
     expected = sum(r.seconds for r in earlier.rounds) if earlier is not None else None
-    measured = {}
     for instrument in instruments.measuring_order(instruments.REGISTRY):
         if instrument.selected(s):
             alone = instrument.needs_machine_alone
-            with ticker.stage(instrument.name, expected if alone else None):
-                measured[instrument.name] = instrument.measure(bench)
-    fp_end = hooks.fingerprint(plan)
-    analysis = analyse(measured, config, calibration)
-    envs = {side: set(analysis.environments.get(side, ())) for side in ("base", "head")}
-    environment = EnvironmentCheck(
-        with_asv_environments(context.comparable_fingerprint(fp_start), envs["base"]),
+            with run.ticker.stage(instrument.name, expected if alone else None):
+                run.measured[instrument.name] = instrument.measure(bench)
+
+
+def _compare(run: GateRun) -> None:
+    """Each instrument compares its sides; the machine's fingerprint at both ends with the
+    asv environments each side ran in."""
+    s = run.settings
+    fp_end = run.hooks.fingerprint(run.pin)
+    run.analysis = analyse(run.measured, s.config, run.calibration)
+    envs = {side: set(run.analysis.environments.get(side, ())) for side in ("base", "head")}
+    run.environment = EnvironmentCheck(
+        with_asv_environments(context.comparable_fingerprint(run.fp_start), envs["base"]),
         with_asv_environments(context.comparable_fingerprint(fp_end), envs["head"]),
-        config.fingerprint_ignore,
+        s.config.fingerprint_ignore,
     )
-    decision = decide.decide(
-        analysis.rows, analysis.variants, config,
-        parity=parity_result, parity_required=True, environment=environment,
+
+
+def _decide(run: GateRun) -> None:
+    """Rows, parity and the environment check -> the verdict."""
+    assert run.analysis is not None
+    run.decision = decide.decide(
+        run.analysis.rows, run.analysis.variants, run.settings.config,
+        parity=run.parity, parity_required=True, environment=run.environment,
     )  # fmt: skip
-    notes = (
-        *_notes(s, analysis.notes, noise_note, plan),
-        *containment.killed_note(killed_before),
-        *changes,
+    run.notes = (
+        *_notes(run.settings, run.analysis.notes, run.noise_note, run.pin),
+        *containment.killed_note(run.killed_before),
+        *run.notes,
     )
-    return _report(opts, s, decision, analysis, parity_result, environment, notes)
 
 
-def _before_parity(
-    opts: GateOptions,
-    hooks: Hooks,
-    s: GateSettings,
-    inputs: tuple[str | None, ParityResult | None],
-    progress: _Progress,
-) -> tuple[NoiseFile | None, GateSettings]:
-    """The noise file (read before any code of the head runs), asv's machine, and the
-    ``--bench`` regexes checked against the discovered suites (before parity and measuring:
-    a selection of nothing would run them for nothing), the run's notes into ``progress``;
-    the settings without the instrument the selection leaves nothing to measure."""
-    base_note, given = inputs
-    hooks.log(f"base {s.base[:12]} head {s.head[:12]} machine {s.machine}; run dir {s.run_dir}")
-    progress.notes = (
-        *([base_note] if base_note else []),
-        *context.suite_notes(s),
-        *([_parity_note(opts, s)] if given else []),
-    )
-    found = context.read_noise(s.repo, opts.floors_ref, s.machine)
-    hooks.register_machine(s.machine)  # asv's discovery and rounds need it
-    if opts.bench:
-        names = discovered_names(s, hooks.discover)
-        check_selection(names, opts.bench)
-        s = instruments.narrowed(s, names.values())
-    return found, s
+#: The gate's stages in run order (render and publish follow, in `run`).
+STAGES: tuple[Callable[[GateRun], None], ...] = (_select, _parity, _measure, _compare, _decide)
 
 
 def _parity_expected(earlier: timeline.Timeline | None, command: Sequence[str]) -> float | None:
@@ -231,77 +248,74 @@ def _notes(
     return (*notes, s.instruments_note) if s.instruments_note else notes
 
 
-def _parity_note(opts: GateOptions, s: GateSettings) -> str:
+def _parity_note(s: GateSettings) -> str:
     return (
-        f"parity: taken from {opts.parity_result}, CI's run at this head ({s.head[:12]}); "
+        f"parity: taken from {s.parity_result}, CI's run at this head ({s.head[:12]}); "
         "not re-run on this machine"
     )
 
 
-def _command(opts: GateOptions, base: str, head: str) -> str:
-    argv = ["perfgate", "gate", "--base", base, "--head", head]
-    for regex in opts.bench:
-        argv += ["--bench", regex]
-    if opts.quick:
-        argv.append("--quick")
-    if opts.budget_minutes is not None:
-        argv += ["--budget-minutes", f"{opts.budget_minutes:g}"]
-    if opts.config is not None:
-        argv += ["--config", str(opts.config)]
-    if opts.machine is not None:
-        argv += ["--machine", opts.machine]
-    if opts.floors_ref is not None:
-        argv += ["--floors-ref", opts.floors_ref]
-    if opts.parity_result is not None:
-        argv += ["--parity-result", str(opts.parity_result)]
-    return shlex.join(argv)
+def _report(run: GateRun) -> render.Report:
+    """The report of a run its stages decided."""
+    s, analysis = run.settings, run.analysis
+    assert run.decision is not None
+    if analysis is None:  # decided before anything was measured (parity failed)
+        notes = (*containment.killed_note(run.killed_before), *run.notes)
+        return _rendered(run, run.decision, notes)
+    return render.Report(
+        decision=run.decision,
+        config=s.config,
+        base=s.base,
+        head=s.head,
+        machine=s.machine,
+        command=_command(s),
+        rows=analysis.rows,
+        variants=analysis.variants,
+        scaling=analysis.scaling,
+        variant_scaling=analysis.variant_scaling,
+        compile_rows=analysis.compile_rows,
+        parity=run.parity,
+        environment=run.environment,
+        notes=run.notes,
+    )
 
 
-def _report(
-    opts: GateOptions,
-    s: GateSettings,
-    decision: GateDecision,
-    analysis: Analysis | None,
-    parity_result: ParityResult | None,
-    environment: EnvironmentCheck | None,
-    notes: Sequence[str],
-) -> render.Report:
+def _rendered(run: GateRun, decision: GateDecision, notes: Sequence[str]) -> render.Report:
+    """A report without tables: the run's commits, machine, parity as it ended, ``notes``."""
+    s = run.settings
     return render.Report(
         decision=decision,
         config=s.config,
         base=s.base,
         head=s.head,
         machine=s.machine,
-        command=_command(opts, s.base, s.head),
-        rows=analysis.rows if analysis else (),
-        variants=analysis.variants if analysis else (),
-        scaling=analysis.scaling if analysis else (),
-        variant_scaling=analysis.variant_scaling if analysis else (),
-        compile_rows=analysis.compile_rows if analysis else (),
-        parity=parity_result,
-        environment=environment,
+        command=_command(s),
+        parity=run.parity,
         notes=tuple(notes),
     )
 
 
-def _failed_report(
-    opts: GateOptions, s: GateSettings, message: str, progress: _Progress
-) -> render.Report:
+def _command(s: GateSettings) -> str:
+    """The command that repeats the run on the commits it compared."""
+    return shlex.join(["perfgate", "gate", "--base", s.base, "--head", s.head, *s.options])
+
+
+def _failed_report(run: GateRun, message: str) -> render.Report:
     """The ERROR report of a run that failed after its set-up: its commits and machine,
     parity as it ended and the notes so far (what really ran)."""
     message = redact_env(message, os.environ)
     decision = GateDecision(GateVerdict.ERROR, (Finding(GateVerdict.ERROR, message),))
-    return _report(opts, s, decision, None, progress.parity, None, progress.notes)
+    return _rendered(run, decision, run.notes)
 
 
-def _error_report(opts: GateOptions, message: str) -> render.Report:
+def _error_report(target: ReportTarget, message: str) -> render.Report:
     message = redact_env(message, os.environ)
     decision = GateDecision(GateVerdict.ERROR, (Finding(GateVerdict.ERROR, message),))
     return render.Report(
         decision=decision,
         config=GateConfig(),
-        base=opts.base,
-        head=opts.head,
-        machine=opts.machine or "unknown",
-        command=_command(opts, opts.base, opts.head),
+        base=target.base,
+        head=target.head,
+        machine=target.machine or "unknown",
+        command=target.command(target.base, target.head),
     )
