@@ -62,29 +62,58 @@ def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
     except Exception as exc:  # fail closed: a crash is an ERROR report, never a stale pass
         hooks.log(redact_env(traceback.format_exc(), os.environ))
         report = _error_report(target, f"internal error: {type(exc).__name__}: {exc}")
-    return _publish(target, report, hooks)
+    out = Publication(target, report, hooks, report.decision.exit_code)
+    for step in PUBLISH:
+        if out.code is not None:
+            step(out)
+    return out.code if out.code is not None else GateVerdict.ERROR.exit_code
 
 
-def _publish(target: ReportTarget, report: render.Report, hooks: Hooks) -> int:
-    """Write the report (then print it, then post it); the run's exit code."""
-    markdown = redact_env(render.render_markdown(report), os.environ)
-    try:  # written first: nothing is printed as a verdict that is not final
-        digest = publish.replace_reports(target.report_dir, report, markdown)
-        hooks.log(f"report digest {digest} ({', '.join(report_files.REPORT_FILES)})")
-        if target.digest_output is not None:
-            publish.record_digest(target.digest_output, digest)
+@dataclass
+class Publication:
+    """A decided report on its way out: rendered, written, printed, posted, in that order;
+    ``code`` is the run's exit code so far (None: writing failed, the run is an ERROR)."""
+
+    target: ReportTarget
+    report: render.Report
+    hooks: Hooks
+    code: int | None
+    markdown: str = ""
+
+
+def _write(out: Publication) -> None:
+    """Render and write the report files first: nothing is printed as a verdict that is not
+    final (a folder that refuses them makes the run an ERROR)."""
+    out.markdown = redact_env(render.render_markdown(out.report), os.environ)
+    try:
+        digest = publish.replace_reports(out.target.report_dir, out.report, out.markdown)
+        out.hooks.log(f"report digest {digest} ({', '.join(report_files.REPORT_FILES)})")
+        if out.target.digest_output is not None:
+            publish.record_digest(out.target.digest_output, digest)
     except (UserError, OSError) as exc:
-        where = f"error: cannot write the report to {target.report_dir}: {exc}"
-        hooks.log(redact_env(where, os.environ))
-        return GateVerdict.ERROR.exit_code
-    hooks.write(markdown)
-    code = report.decision.exit_code
-    if target.post_to is not None:
-        posted = publish.post_report(
-            pr=target.post_to, report_dir=target.report_dir, sha=report.head
-        )
-        code = code if posted == 0 or code != 0 else GateVerdict.ERROR.exit_code
-    return code
+        where = f"error: cannot write the report to {out.target.report_dir}: {exc}"
+        out.hooks.log(redact_env(where, os.environ))
+        out.code = None
+
+
+def _print(out: Publication) -> None:
+    """The report, as written, on standard output."""
+    out.hooks.write(out.markdown)
+
+
+def _post(out: Publication) -> None:
+    """The sticky comment and the commit status (``--post``); a failed post of a passing
+    run makes it an ERROR, never a silent pass."""
+    pr = out.target.post_to
+    if pr is None or out.code is None:
+        return
+    posted = publish.post_report(pr=pr, report_dir=out.target.report_dir, sha=out.report.head)
+    if posted != 0 and out.code == 0:
+        out.code = GateVerdict.ERROR.exit_code
+
+
+#: What happens to a decided report, in order.
+PUBLISH: tuple[Callable[[Publication], None], ...] = (_write, _print, _post)
 
 
 @dataclass
