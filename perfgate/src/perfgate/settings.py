@@ -139,7 +139,12 @@ class ReportTarget:
 
     def command(self, base: str, head: str) -> str:
         """``perfgate gate --base ... --head ...`` with this run's options."""
-        return shlex.join(["perfgate", "gate", "--base", base, "--head", head, *self.options])
+        return repeat_command(base, head, self.options)
+
+
+def repeat_command(base: str, head: str, options: tuple[str, ...]) -> str:
+    """The command line that repeats a run on ``base`` and ``head`` with ``options``."""
+    return shlex.join(["perfgate", "gate", "--base", base, "--head", head, *options])
 
 
 def report_target(opts: GateOptions) -> ReportTarget:

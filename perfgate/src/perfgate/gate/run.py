@@ -39,7 +39,13 @@ from perfgate.model import (
 from perfgate.progress import Progress
 from perfgate.report import render
 from perfgate.secrets import redact_env
-from perfgate.settings import GateOptions, GateSettings, ReportTarget, report_target
+from perfgate.settings import (
+    GateOptions,
+    GateSettings,
+    ReportTarget,
+    repeat_command,
+    report_target,
+)
 from perfgate.verdict import GateVerdict
 
 
@@ -326,7 +332,7 @@ def _rendered(run: GateRun, decision: GateDecision, notes: Sequence[str]) -> ren
 
 def _command(s: GateSettings) -> str:
     """The command that repeats the run on the commits it compared."""
-    return shlex.join(["perfgate", "gate", "--base", s.base, "--head", s.head, *s.options])
+    return repeat_command(s.base, s.head, s.options)
 
 
 def _failed_report(run: GateRun, message: str) -> render.Report:

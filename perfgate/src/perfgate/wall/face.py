@@ -113,11 +113,6 @@ def _write_timeline(bench: Bench, measurer: measure.Measurer) -> None:
     timeline.write_timeline(bench.settings.run_dir, record)
 
 
-def nothing() -> WallMeasured:
-    """What a run measured with the wall clock when it did not select it."""
-    return WallMeasured(measure.nothing_measured(), None)
-
-
 def _announced(runner: SideRunner, ticker: Progress) -> SideRunner:
     """``runner``, saying in the progress status which side of which round asv measures."""
 

@@ -371,11 +371,6 @@ def measured_from(logs: Logs, units: Mapping[str, str], config: GateConfig) -> M
     )
 
 
-def nothing_measured() -> Measured:
-    """What a run without the wall clock measured with it (``instruments = ["sim"]``)."""
-    return Measured({}, {}, {}, {}, None, None, None, 0, 0, 0, (), False)
-
-
 def measure(m: Measurer, floors: Floors, log: Log) -> Measured:
     """Main phase, then confirmation of flagged cases when the config asks for it."""
     return measured_from(measure_logs(m, floors, log), m.units, m.settings.config)
