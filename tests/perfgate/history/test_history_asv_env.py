@@ -21,7 +21,7 @@ import pytest
 
 from perfgate.formats.asv_results import CaseState, iter_result_files, read_result_file
 from perfgate.formats.benchmarks_json import read_benchmarks
-from perfgate.watch.load import load_series
+from perfgate.watch.changes.load import load_series
 
 pytestmark = [pytest.mark.slow, pytest.mark.subprocess, pytest.mark.timeout(50 * 60)]
 
