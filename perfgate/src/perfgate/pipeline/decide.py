@@ -25,6 +25,8 @@ from perfgate.model import (
     RunCause,
     VariantComparison,
 )
+from perfgate.pipeline import instruments
+from perfgate.pipeline.compare import agreement
 from perfgate.verdict import CaseVerdict, GateVerdict
 
 _SEVERITY = tuple(GateVerdict)  # ordered by exit code, which is also severity
@@ -193,6 +195,10 @@ def decide(
             )
             if finding:
                 case_findings.append(finding)
+    # instruments that disagree leave a case undecided (`agreement`): fail closed
+    case_findings += agreement.findings(
+        (b.wall, b.sim) for b in instruments.side_by_side(rows, config)
+    )
     cause = None
     if not any(r.blocking and r.verdict in _COMPARED for r in rows):
         cause = _failing_at_head(rows, config)

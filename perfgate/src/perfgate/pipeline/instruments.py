@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from perfgate.config import GateConfig
 from perfgate.errors import UserError
 from perfgate.model import CaseComparison, CaseKey
+from perfgate.pipeline.compare import agreement
 from perfgate.sim.callgrind import INSTALL_HINT
 from perfgate.verdict import CaseVerdict
 
@@ -197,6 +198,8 @@ class SideBySide:
         slower = [r.instrument for r in rows if r.verdict is CaseVerdict.REGRESSED]
         if slower:
             return " and ".join(slower)
+        if agreement.disagree(self.wall, self.sim):
+            return "neither: the instruments disagree (undecided)"
         if self.sim is None or self.wall is None:
             return rows[0].instrument if rows else ""
         if self.wall.verdict in (CaseVerdict.UNCHANGED, CaseVerdict.IMPROVED):
