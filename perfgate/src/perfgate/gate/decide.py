@@ -58,6 +58,10 @@ def _row_finding(
     if v is CaseVerdict.REGRESSED and row.instrument == "sim":
         text = f"{what} {label}: simulated {row.figure} ratio {row.ratio:.4f} ({row.note})"
         return GateVerdict.REGRESSION, text
+    if v is CaseVerdict.REGRESSED and (row.ci_low is None or row.ci_high is None):
+        # an instrument that measures once a side (a count): its two figures, no interval
+        sides = f"{row.base_median:g} -> {row.head_median:g} {row.unit}"
+        return GateVerdict.REGRESSION, f"{what} {label}: ratio {row.ratio:.3f} ({sides})"
     if v is CaseVerdict.REGRESSED:
         ci = f"{row.ci_low:.3f}–{row.ci_high:.3f}"
         return GateVerdict.REGRESSION, f"{what} {label}: ratio {row.ratio:.3f} (CI {ci})"
