@@ -76,7 +76,7 @@ def test_the_example_instrument_blocks_a_head_that_doubles_the_source(
     assert verdict["code"] == 1, verdict["reasons"]
     (row,) = _rows(verdict)
     assert row["verdict"] == "regressed"
-    reason = "head vs base footprint.source_bytes: ratio 2.200 (300 -> 660 bytes)"
+    reason = "REGRESSION: head vs base footprint.source_bytes: ratio 2.200 (300 -> 660 bytes)"
     assert reason in verdict["reasons"]
 
 
