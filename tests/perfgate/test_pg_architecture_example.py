@@ -43,6 +43,14 @@ def _gate(repo: Path, base: str, head: str, monkeypatch: pytest.MonkeyPatch) -> 
     return {"code": code, **verdict}
 
 
+def _doubled(repo: Path) -> tuple[str, str]:
+    """A base with 300 bytes of Python source and a head with 660: (base, head)."""
+    (repo / "pkg.py").write_text("X = 1\n" * 50)
+    base = commit_speed(repo, {}, "a package")
+    (repo / "more.py").write_text("Y = 2\n" * 60)
+    return base, commit_speed(repo, {}, "twice the source")
+
+
 def _rows(verdict: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for c in verdict["cases"] if c["benchmark"] == "footprint.source_bytes"]
 
@@ -68,10 +76,7 @@ def test_the_example_instrument_blocks_a_head_that_doubles_the_source(
 ) -> None:
     assert BLOCKING != CONFIG
     repo = make_repo(tmp_path, BLOCKING)
-    (repo / "pkg.py").write_text("X = 1\n" * 50)
-    base = commit_speed(repo, {}, "a package")
-    (repo / "more.py").write_text("Y = 2\n" * 60)
-    head = commit_speed(repo, {}, "twice the source")
+    base, head = _doubled(repo)
     verdict = _gate(repo, base, head, monkeypatch)
     assert verdict["code"] == 1, verdict["reasons"]
     (row,) = _rows(verdict)
@@ -84,10 +89,7 @@ def test_the_example_instruments_regression_outside_the_blocking_families_is_rep
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo = make_repo(tmp_path)
-    (repo / "pkg.py").write_text("X = 1\n" * 50)
-    base = commit_speed(repo, {}, "a package")
-    (repo / "more.py").write_text("Y = 2\n" * 60)
-    head = commit_speed(repo, {}, "twice the source")
+    base, head = _doubled(repo)
     verdict = _gate(repo, base, head, monkeypatch)
     assert verdict["code"] == 0
     (row,) = _rows(verdict)
