@@ -5,17 +5,21 @@ throwaway copy of this repository; then its append (ci/append-results.sh --measu
 workflow calls it) and `history export`. Before asv.conf.json installed perfgate, asv stopped
 at discovery on every commit ("Failed to build the project and import the benchmark suite":
 benchmarks/sim_hot_slice.py imports perfgate.sim.suite) and the append pushed machine.json
-alone. One hot-slice case and one sim case (valgrind) keep it to minutes; `make history-smoke`
+alone. The second commit adds ~1.3% of work to the hand-written path (ci/sim-trials.py's
+patch), and its sim count must show it: each commit is measured with its own termplan. One
+hot-slice case and one sim case (valgrind) keep it to minutes; `make history-smoke`
 runs it in CI (.ci/run).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -36,6 +40,18 @@ BENCH = (
     r"2048\)$",
 )
 TIMEOUT_S = 45 * 60
+
+
+def _load_sim_trials() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("sim_trials", REPO / "ci" / "sim-trials.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+#: ci/sim-trials.py: its patch of the hand-written path (extra arithmetic, ~1.3% at N=2048)
+SIM_TRIALS = _load_sim_trials()
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -60,7 +76,8 @@ def _throwaway(root: Path) -> tuple[Path, list[str]]:
     _git(repo, "init", "-q", "-b", "main")
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "first")
-    (repo / "history-smoke.txt").write_text("second\n")
+    slow_file = repo / SIM_TRIALS.HANDWRITTEN  # the second commit: ~1.3% more work
+    slow_file.write_text(SIM_TRIALS.work_patch(slow_file.read_text(), 1.0, "True"))
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "second")
     subprocess.run(["git", "init", "-q", "--bare", str(root / "remote.git")], check=True)
@@ -108,3 +125,8 @@ def test_the_workflow_command_stores_two_commits_from_an_asv_built_environment(
     assert loaded.warnings == () and loaded.skipped == ()
     assert {s.benchmark for s in loaded.series} == {HOT, SIM}
     assert all([p.commit for p in s.points] == commits[::-1] for s in loaded.series)
+    # each commit measured with its own termplan: asv installs every commit's wheel (all of
+    # one version); pip once kept the first and the second commit's extra work never counted
+    (sim,) = [s for s in loaded.series if s.benchmark == SIM]
+    first, second = (p.value for p in sim.points)
+    assert second > 1.005 * first, f"sim counts {first} then {second}: one commit's code"
