@@ -61,6 +61,10 @@ class Row:
     ok: bool | None
 
 
+class Unrunnable(Exception):
+    """This machine cannot run a reproduction (the reason is the message)."""
+
+
 @dataclass(frozen=True)
 class Ran:
     """One finished (or timed out: code None) command."""
@@ -106,9 +110,7 @@ def base_env(ctx: Ctx) -> dict[str, str]:
     return env
 
 
-def run(
-    argv: Sequence[str], cwd: Path, env: Mapping[str, str], timeout: float = 900
-) -> Ran:
+def run(argv: Sequence[str], cwd: Path, env: Mapping[str, str], timeout: float = 900) -> Ran:
     """Run ``argv``; never raises for its exit code (a timeout is code None)."""
     t0 = time.monotonic()
     try:
@@ -157,7 +159,9 @@ def new_repo(repo: Path, files: Mapping[str, str]) -> Path:
     return repo
 
 
-def commit_branch(repo: Path, branch: str, files: Mapping[str, str], links: Mapping[str, str]) -> str:
+def commit_branch(
+    repo: Path, branch: str, files: Mapping[str, str], links: Mapping[str, str]
+) -> str:
     """Commit ``files`` and symbolic ``links`` (path -> target) on a new ``branch`` from
     main, back on main afterwards; the branch's SHA."""
     git(repo, "checkout", "-q", "-b", branch, "main")
@@ -174,7 +178,10 @@ def commit_branch(repo: Path, branch: str, files: Mapping[str, str], links: Mapp
 @contextmanager
 def immutable(path: Path) -> Iterator[None]:
     """``path`` immutable (``chattr +i``: root too cannot write it) while inside."""
-    subprocess.run(["chattr", "+i", str(path)], check=True, capture_output=True)
+    done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, text=True)
+    if done.returncode != 0:
+        msg = f"chattr +i {path} failed (it needs root and ext4 or alike): {done.stderr.strip()}"
+        raise Unrunnable(msg)
     try:
         yield
     finally:
@@ -204,7 +211,9 @@ def pieces(secret: str, size: int = 8) -> set[str]:
 
 def leaks(secrets: Sequence[str], texts: Mapping[str, str]) -> dict[str, int]:
     """Per text, how many pieces of any of ``secrets`` it holds (only those holding some)."""
-    found = {name: sum(p in text for s in secrets for p in pieces(s)) for name, text in texts.items()}
+    found = {
+        name: sum(p in text for s in secrets for p in pieces(s)) for name, text in texts.items()
+    }
     return {name: n for name, n in found.items() if n}
 
 
@@ -229,7 +238,12 @@ def mask(text: str, secret: str) -> str:
 
 # -- tiny projects -----------------------------------------------------------------------
 
-WORK = "def work(n):\n    total = 0\n    for i in range(n):\n        total += i * i\n    return total\n"
+WORK = """def work(n):
+    total = 0
+    for i in range(n):
+        total += i * i
+    return total
+"""
 SUITE = """import tinypkg
 
 
@@ -325,9 +339,7 @@ def history(root: Path, n: int = 12) -> tuple[Path, list[str]]:
     return repo, commits
 
 
-def store_results(
-    root: Path, bench: results.Bench, levels: Mapping[str, float]
-) -> Path:
+def store_results(root: Path, bench: results.Bench, levels: Mapping[str, float]) -> Path:
     """asv results of ``bench`` (every combination) at commit -> level, 20 samples each."""
     folder = root / "results"
     results.write_benchmarks_json(folder, [bench])
@@ -342,7 +354,9 @@ def store_results(
 def watch_state(remote: Path) -> str:
     """Every watch state file on the remote's perf-results branch, joined."""
     names = git(remote, "ls-tree", "-r", "--name-only", "perf-results").split()
-    return "".join(git(remote, "show", f"perf-results:{n}") for n in names if n.startswith("watch/"))
+    return "".join(
+        git(remote, "show", f"perf-results:{n}") for n in names if n.startswith("watch/")
+    )
 
 
 def item_1(ctx: Ctx) -> list[Row]:
@@ -469,19 +483,34 @@ def api_problems(ran: Ran, word: str) -> list[str]:
 # -- items 5, 8 (gate), 14d: a hostile head --------------------------------------------
 
 
-HOSTILE_WORK = f"""import subprocess
+#: in the sleepers' environment: this script ends only the sleepers it made
+SLEEPER_TAG = f"PROBE_HOLES_SLEEPER={os.getpid()}"
+HOSTILE_WORK = f"""import os
+import subprocess
 
 # the probe's hostile head: every process importing this detaches a sleeper holding its pipes
-subprocess.run(["setsid", "sh", "-c", "sleep {SLEEP_S} &"], check=True)
+env = dict(os.environ, PROBE_HOLES_SLEEPER="{SLEEPER_TAG.split("=")[1]}")
+subprocess.run(["setsid", "sh", "-c", "sleep {SLEEP_S} &"], check=True, env=env)
 
 {WORK}"""
 LINK_TARGET = "/usr/share/common-licenses/Apache-2.0"
 
 
 def sleepers() -> list[int]:
-    """Pids of the item-5 sleepers still alive."""
-    done = subprocess.run(["pgrep", "-x", "-f", f"sleep {SLEEP_S}"], capture_output=True, text=True)
-    return [int(p) for p in done.stdout.split()]
+    """Pids of the item-5 sleepers this script's hostile head started, still alive."""
+    done = subprocess.run(
+        ["pgrep", "-x", "-f", f"sleep {SLEEP_S}"], capture_output=True, text=True
+    )
+    return [int(p) for p in done.stdout.split() if _tagged(int(p))]
+
+
+def _tagged(pid: int) -> bool:
+    """Does process ``pid`` carry `SLEEPER_TAG` in its environment?"""
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:  # gone already
+        return False
+    return SLEEPER_TAG.encode() in environ
 
 
 def setup_seconds(work_dir: Path) -> float | None:
@@ -500,9 +529,8 @@ def hostile_gate(ctx: Ctx) -> tuple[Ran, Path, Path, float | None, list[int]]:
     suite = SUITE.replace("class Tiny:", "class Tiny:  # the head's edit, never measured")
     files = {"tinypkg/__init__.py": HOSTILE_WORK, "benchmarks/bench_tiny.py": suite}
     commit_branch(repo, "hostile", files, {"LICENSE-LINK": LINK_TARGET})
-    before = set(sleepers())
     ran, out = gate(ctx, repo, "hostile", "hostile", timeout=4 * SLEEP_S)
-    left = sorted(set(sleepers()) - before)
+    left = sleepers()
     for pid in left:  # started by this run: end them
         os.kill(pid, signal.SIGKILL)
     return ran, out, repo, setup_seconds(root / "gatework-hostile"), left
@@ -590,14 +618,19 @@ def item_6(ctx: Ctx) -> list[Row]:
     report = read(out / "report.md")
     verdict = json.loads(read(out / "verdict.json") or "{}").get("verdict")
     disagree = "instruments disagree" in report
-    ok = ran.code in (1, 3) and disagree
+    neither = "neither: the instruments disagree" in report  # the side-by-side's "decided by"
+    seen = [line for line in report.splitlines() if line.startswith("**Could see:**")]
+    blind = bool(seen) and "could only have caught" in seen[0]  # the wall case: a blind spot
+    ok = ran.code in (1, 3) and disagree and neither and blind
     return [Row(
         "6", "sim+wall gate (threshold 5%), head 1.5x slower except under valgrind/"
         "PERFGATE_SIM_PREPARE",
         "not a pass (exit 3 undecided, or 1 if the wall clock alone is a stable regression); "
-        "the report says the instruments disagree",
-        f"exit {ran.code} ({verdict}); gate {ran.seconds:.0f} s; 'instruments disagree' in "
-        f"report: {disagree}; {last_line(_disagreement(report), 160)}",
+        "the report says the instruments disagree, decided by neither; the wall case is not "
+        "counted as seen by the simulator (a blind spot stays one)",
+        f"exit {ran.code} ({verdict}); gate {ran.seconds:.0f} s; "
+        f"{last_line(_disagreement(report), 330)}; decided by neither: {neither}; "
+        f"{last_line(seen[0] if seen else 'no Could see line', 200)}",
         ok,
     )]  # fmt: skip
 
@@ -607,13 +640,16 @@ def _disagreement(report: str) -> str:
     return lines[0] if lines else "no line says so"
 
 
-def asv_results(work_dir: Path) -> Path | None:
-    """The asv results folder of a gate run's sim counts (the one holding benchmarks.json
-    and a sim result), None when the run left none."""
-    for bench in sorted(work_dir.rglob("benchmarks.json")):
-        if any("sim_tiny" in p.read_text() for p in bench.parent.rglob("*.json") if p != bench):
-            return bench.parent
-    return None
+def asv_results(work_dir: Path, dest: Path, base: str = "sim-base-1") -> Path | None:
+    """One asv results folder at ``dest`` holding the sim counts a gate run made of its base
+    (``base``: its first count, or ``sim-base-2`` its second) and its head, as a user collects
+    them for ``perfgate compare``; None when the run left no such counts."""
+    counts = [next(work_dir.glob(f"runs/*/{side}"), None) for side in (base, "sim-head-1")]
+    if None in counts:
+        return None
+    for folder in filter(None, counts):
+        shutil.copytree(folder, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns("home"))
+    return dest
 
 
 def item_7(ctx: Ctx) -> list[Row]:
@@ -624,21 +660,27 @@ def item_7(ctx: Ctx) -> list[Row]:
     first, _ = gate(ctx, repo, "same", "v1")
     write_files(repo, {"benchmarks/sim_tiny.py": SIM_SUITE.replace("WEIGHTS", "(2,)")})
     second, _ = gate(ctx, repo, "same", "v2")  # the checkout's suite: another version
-    r1, r2 = asv_results(root / "gatework-v1"), asv_results(root / "gatework-v2")
+    r1 = asv_results(root / "gatework-v1", root / "results-v1")
+    r2 = asv_results(root / "gatework-v2", root / "results-v2")
     if first.code != 0 or second.code != 0 or r1 is None or r2 is None:
-        why = f"sim gates exit {first.code}/{second.code}, results {r1}/{r2}: {last_line(first.err)}"
+        why = (
+            f"sim gates exit {first.code}/{second.code}, results {r1}/{r2}: {last_line(first.err)}"
+        )
         return [Row("7", "two sim gates (suite versions v1, v2), then compare", "-", why, None)]
     base = git(repo, "rev-parse", "main")
     args = ["compare", str(r1), "--base", base, "--head", head, "--config", "pyproject.toml"]
     ran = perfgate(ctx, repo, *args, "--confirm-results", str(r2))
+    same = asv_results(root / "gatework-v1", root / "results-v1-again", "sim-base-2")
+    control = perfgate(ctx, repo, *args, "--confirm-results", str(same))
     named = "no second count of the base under this benchmark version" in ran.text
     return [Row(
         "7", "two real sim gates of main vs an identical head, the suite's sim_weights changed "
-        "between them (another version); compare run 1 --confirm-results run 2",
-        "exit 3: no second count of the base under this version",
+        "between them (another version); compare run 1 --confirm-results run 2 (control: "
+        "run 1's own second base count)",
+        "exit 3: no second count of the base under this version (control: exit 0)",
         f"gates exit {first.code}, {second.code} ({first.seconds:.0f} s, {second.seconds:.0f} s); "
-        f"compare exit {ran.code}; says so: {named}",
-        ran.code == 3 and named,
+        f"compare exit {ran.code}, says so: {named}; control exit {control.code}",
+        ran.code == 3 and named and control.code == 0,
     )]  # fmt: skip
 
 
@@ -653,7 +695,11 @@ def init_project(ctx: Ctx, name: str) -> Path:
 def workflows(repo: Path) -> str:
     """Every file under .github, joined."""
     folder = repo / ".github"
-    return "".join(read(p) for p in sorted(folder.rglob("*")) if p.is_file()) if folder.is_dir() else ""
+    return (
+        "".join(read(p) for p in sorted(folder.rglob("*")) if p.is_file())
+        if folder.is_dir()
+        else ""
+    )
 
 
 def item_9(ctx: Ctx) -> list[Row]:
@@ -742,8 +788,8 @@ def item_12(ctx: Ctx) -> list[Row]:
 def _no_git_row(name: str, ran: Ran) -> Row:
     item, done = name.split(" ", 1)
     ok = ran.code is not None and ran.code != 0 and clean_error(ran) and "git" in ran.err
-    return Row(item, done, "a clean error naming git (nonzero documented exit), no traceback",
-               f"exit {ran.code}; traceback: {TRACEBACK in ran.text}; {last_line(ran.err)!r}", ok)  # fmt: skip
+    seen = f"exit {ran.code}; traceback: {TRACEBACK in ran.text}; {last_line(ran.err)!r}"
+    return Row(item, done, "a clean error naming git (documented exit), no traceback", seen, ok)
 
 
 def _closed_port() -> int:
@@ -769,13 +815,16 @@ def _unreachable_api_row(ctx: Ctx, repo: Path) -> Row:
 
 
 def _immutable_file_row(ctx: Ctx, repo: Path) -> Row:
-    with immutable(repo / "pyproject.toml"):
-        ran = perfgate(ctx, repo, "init", "--no-workflows")
+    try:
+        with immutable(repo / "pyproject.toml"):
+            ran = perfgate(ctx, repo, "init", "--no-workflows")
+    except Unrunnable as exc:
+        return Row("12f", "init into an immutable pyproject.toml", "-", str(exc), None)
     untouched = read(repo / "pyproject.toml") == bare_pyproject()
     ok = ran.code == 3 and clean_error(ran) and untouched and "pyproject.toml" in ran.err
+    seen = f"exit {ran.code}; traceback: {TRACEBACK in ran.text}; {last_line(ran.err)!r}"
     return Row("12f", "init --no-workflows with pyproject.toml immutable (chattr +i)",
-               "exit 3, a clean error naming pyproject.toml, no traceback",
-               f"exit {ran.code}; traceback: {TRACEBACK in ran.text}; {last_line(ran.err)!r}", ok)  # fmt: skip
+               "exit 3, a clean error naming pyproject.toml, no traceback", seen, ok)  # fmt: skip
 
 
 # -- item 13: gate --plan on this repository -------------------------------------------
@@ -804,15 +853,21 @@ def item_13(ctx: Ctx) -> list[Row]:
         return [Row("13", "gate --plan on this repository", "exit 0", "valgrind is not "
                     "installed here: `make valgrind` first", None)]  # fmt: skip
     version = run(["valgrind", "--version"], repo, os.environ).out.strip()
-    ran = perfgate(ctx, repo, "gate", "--base", "HEAD", "--head", "HEAD", "--plan", "--quick")
+    ran = perfgate(ctx, repo, "gate", "--base", "HEAD", "--head", "HEAD", "--plan")
     ok = ran.code == 0 and "not installed" not in ran.text
     return [Row(
-        "13", f"gate --base HEAD --head HEAD --plan --quick on a snapshot of this checkout "
+        "13", f"gate --base HEAD --head HEAD --plan on a snapshot of this checkout "
         f"(instruments wall+sim; {version})",
         "exit 0, a plan; no 'valgrind is not installed'",
-        f"exit {ran.code}; {last_line(ran.out if ran.code == 0 else ran.err)!r}",
+        f"exit {ran.code}; {last_line(_plan_line(ran.out) if ran.code == 0 else ran.err)!r}",
         ok,
     )]  # fmt: skip
+
+
+def _plan_line(text: str) -> str:
+    """The plan's line of rounds and minutes."""
+    lines = [line for line in text.splitlines() if line.startswith("budget")]
+    return lines[0] if lines else "no plan printed"
 
 
 # -- item 14: smaller ---------------------------------------------------------------------
@@ -837,8 +892,10 @@ def _modes_row(ctx: Ctx) -> Row:
         ran, out = compare(ctx, repo.parent, compare_tree(repo.parent, ["plain"]), {})
     finally:
         os.umask(old)
-    modes = {"pyproject.toml": mode(repo / "pyproject.toml"),
-             "report.md": mode(out / "report.md"), "verdict.json": mode(out / "verdict.json")}  # fmt: skip
+    files = {"pyproject.toml": repo / "pyproject.toml", "report.md": out / "report.md"}
+    modes = {
+        name: mode(path) for name, path in (files | {"verdict.json": out / "verdict.json"}).items()
+    }
     ok = init.code == 0 and ran.code == 0 and set(modes.values()) == {"0o644"}
     return Row("14a", "umask 022: init on a 0644 pyproject.toml; compare --report-dir",
                "every file 0644 (none 0600)", f"init exit {init.code}, compare exit {ran.code}; "
@@ -849,7 +906,12 @@ def _missing_runs_row(ctx: Ctx) -> Row:
     repo = init_project(ctx, "item-14b")
     missing = repo.parent / "no-such-runs"
     ran = perfgate(ctx, repo, "publish", "--gate-runs", str(missing))
-    ok = ran.code == 3 and clean_error(ran) and str(missing) in ran.err and "make gate" not in ran.text
+    ok = (
+        ran.code == 3
+        and clean_error(ran)
+        and str(missing) in ran.err
+        and "make gate" not in ran.text
+    )
     return Row("14b", "publish --gate-runs <a path that does not exist>",
                "exit 3 naming that path (not 'no results yet, run make gate')",
                f"exit {ran.code}; {last_line(ran.err)!r}", ok)  # fmt: skip
@@ -873,7 +935,8 @@ def _corrupt_file_row(ctx: Ctx) -> Row:
 
 def _suite_edits_row(ctx: Ctx) -> Row:
     ran, out, _, _, _ = hostile_gate(ctx)
-    notes = [line for line in read(out / "report.md").splitlines() if "not measured" in line]
+    report = read(out / "report.md").replace("\\_", "_")  # markdown escapes undone
+    notes = [line for line in report.splitlines() if "not measured" in line]
     ok = ran.code in (0, 1) and any("bench_tiny.py" in line for line in notes)
     return Row("14d", "the item-5 gate: the head also edits benchmarks/bench_tiny.py, the "
                "checkout (main) runs its own suites",
@@ -895,7 +958,7 @@ def run_item(name: str, ctx: Ctx) -> list[Row]:
     """One item's rows; an item that could not be run is one row saying why."""
     try:
         return ITEMS[name](ctx)
-    except Exception as exc:  # noqa: BLE001 - the table says why, the other items go on
+    except Exception as exc:  # the table says why; the other items go on
         return [Row(name, "-", "-", f"could not run: {type(exc).__name__}: {exc}"[:300], None)]
 
 
@@ -909,7 +972,8 @@ def table(rows: Sequence[Row]) -> str:
     head = ["| item | what was done | expected | observed | ok |", "|---|---|---|---|---|"]
     verdict = {True: "ok", False: "FAIL", None: "NOT RUN"}
     body = [
-        f"| {r.item} | {cell(r.done)} | {cell(r.expected)} | {cell(r.observed)} | {verdict[r.ok]} |"
+        f"| {r.item} | {' | '.join(cell(t) for t in (r.done, r.expected, r.observed))} | "
+        f"{verdict[r.ok]} |"
         for r in rows
     ]
     return "\n".join(head + body)
