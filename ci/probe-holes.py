@@ -435,20 +435,22 @@ def item_3(ctx: Ctx) -> list[Row]:
     root = ctx.folder("item-03")
     b64 = base64.b64encode(TOKEN.encode()).decode()
     split = TOKEN[:14] + "\n" + TOKEN[14:]
-    folder = compare_tree(root, [split, b64])
+    folder = compare_tree(root, [split, TOKEN[:20] + " " + TOKEN[20:], b64])
     with fake_github() as server:
         env = actions_env(server, GITHUB_SHA=results.HEAD_SHA)
         ran, out = compare(ctx, root, folder, env)
         post = perfgate(ctx, root, "post", "--pr", "1", "--report-dir", str(out), env=env)
         comments = [c["body"] for c in server.fake.comments.values()]
     texts = {"stdout": ran.out, "report.md": read(out / "report.md"),
-             "report.html": read(out / "report.html"), "comment": "".join(comments)}  # fmt: skip
+             "report.html": read(out / "report.html"), "verdict.json": read(out / "verdict.json"),
+             "stderr": ran.err + post.text, "comment": "".join(comments)}  # fmt: skip
     found = leaks([TOKEN, b64], texts)
     ok = ran.code == 0 and post.code == 0 and len(comments) == 1 and not found
     return [Row(
-        "3", "GITHUB_TOKEN=T; compare with params 'T split by a newline' and base64(T); "
-        "post the comment to fake GitHub",
-        "exit 0, one comment; no 8-char piece of T or base64(T) in stdout, report, comment",
+        "3", "GITHUB_TOKEN=T; compare with params 'T split by a newline', 'T split by a "
+        "space' and base64(T); post the comment to fake GitHub",
+        "exit 0, one comment; no 8-char piece of T or base64(T) in stdout, stderr, report "
+        "files, comment",
         f"compare exit {ran.code}, post exit {post.code}, {len(comments)} comment(s); "
         f"pieces leaked in: {found or 'none'}",
         ok,
@@ -702,20 +704,33 @@ def workflows(repo: Path) -> str:
     )
 
 
+#: values that smuggle a YAML line into the workflows: (option, value shown, value)
+SMUGGLED = (
+    ("--workflow-ref", "$'v1\\n    secrets: inherit'", "v1\n    secrets: inherit"),
+    ("--perfgate", "$'perfgate\\n    secrets: inherit'", "perfgate\n    secrets: inherit"),
+    ("--runner-labels", "'[\"x\\n    secrets: inherit\"]'", '["x\\n    secrets: inherit"]'),
+)
+
+
 def item_9(ctx: Ctx) -> list[Row]:
-    """A --workflow-ref that smuggles a YAML line into the workflow."""
-    repo = init_project(ctx, "item-09")
-    ran = perfgate(ctx, repo, "init", "--workflow-ref", "v1\n    secrets: inherit")
+    """Values that smuggle a YAML line into the workflow (the probe's --workflow-ref; the
+    other values init writes into YAML too)."""
+    return [_smuggle_row(ctx, f"9{'abc'[i]}", *case) for i, case in enumerate(SMUGGLED)]
+
+
+def _smuggle_row(ctx: Ctx, item: str, option: str, shown: str, value: str) -> Row:
+    repo = init_project(ctx, f"item-{item}")
+    ran = perfgate(ctx, repo, "init", option, value)
     smuggled = "secrets: inherit" in workflows(repo)
     untouched = read(repo / "pyproject.toml") == bare_pyproject()
-    ok = ran.code == 3 and clean_error(ran) and not smuggled and untouched
-    return [Row(
-        "9", "init --workflow-ref $'v1\\n    secrets: inherit'",
-        "exit 3, a clean error naming --workflow-ref; nothing written",
+    ok = ran.code == 3 and clean_error(ran) and option in ran.err and not smuggled and untouched
+    return Row(
+        item, f"init {option} {shown}",
+        f"exit 3, a clean error naming {option}; nothing written",
         f"exit {ran.code}; 'secrets: inherit' written: {smuggled}; pyproject untouched: "
         f"{untouched}; {last_line(ran.err)!r}",
         ok,
-    )]  # fmt: skip
+    )  # fmt: skip
 
 
 def item_10(ctx: Ctx) -> list[Row]:
