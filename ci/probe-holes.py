@@ -29,7 +29,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,16 +111,23 @@ def base_env(ctx: Ctx) -> dict[str, str]:
 
 
 def run(argv: Sequence[str], cwd: Path, env: Mapping[str, str], timeout: float = 900) -> Ran:
-    """Run ``argv``; never raises for its exit code (a timeout is code None)."""
+    """Run ``argv`` in a session of its own; never raises for its exit code. A run past
+    ``timeout`` is killed with its whole process group (code None)."""
     t0 = time.monotonic()
-    try:
-        done = subprocess.run(
-            list(argv), cwd=cwd, env=dict(env), capture_output=True, text=True, timeout=timeout
-        )
-    except subprocess.TimeoutExpired as exc:
-        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
-        return Ran(None, out, f"timed out after {timeout:.0f} s", time.monotonic() - t0)
-    return Ran(done.returncode, done.stdout, done.stderr, time.monotonic() - t0)
+    with subprocess.Popen(
+        list(argv), cwd=cwd, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, start_new_session=True,
+    ) as proc:  # fmt: skip
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with suppress(ProcessLookupError):  # the group may have ended meanwhile
+                os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+            return Ran(
+                None, out, err + f"\ntimed out after {timeout:.0f} s", time.monotonic() - t0
+            )
+    return Ran(proc.returncode, out, err, time.monotonic() - t0)
 
 
 def perfgate(
@@ -531,7 +538,7 @@ def hostile_gate(ctx: Ctx) -> tuple[Ran, Path, Path, float | None, list[int]]:
     suite = SUITE.replace("class Tiny:", "class Tiny:  # the head's edit, never measured")
     files = {"tinypkg/__init__.py": HOSTILE_WORK, "benchmarks/bench_tiny.py": suite}
     commit_branch(repo, "hostile", files, {"LICENSE-LINK": LINK_TARGET})
-    ran, out = gate(ctx, repo, "hostile", "hostile", timeout=4 * SLEEP_S)
+    ran, out = gate(ctx, repo, "hostile", "hostile", timeout=2 * SLEEP_S)
     left = sleepers()
     for pid in left:  # started by this run: end them
         os.kill(pid, signal.SIGKILL)
