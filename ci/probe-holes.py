@@ -6,12 +6,14 @@ is run as its shortest reproduction: the real ``perfgate`` command line, as a us
 hostile pull request drives it, in throwaway git repositories under ``--work``; secrets
 come from environment variables; GitHub is the tests' fake API on 127.0.0.1 (checked
 against GitHub's OpenAPI description) where an item talks to it (1 files an issue, 3 posts a
-comment, 4 gets 401, 12 an unreachable API). Items 5, 6 and 7 run real gates on tiny suites
-(5: a head whose code detaches ``setsid sh -c 'sleep 240 &'``; 6: a head that skips work
-under valgrind, sim and wall clock; 7: two sim gates whose suites differ in version).
+comment, 4 gets 401, 12 an unreachable API). Items 5 to 8 run real gates on tiny suites
+(5: a head whose code detaches ``setsid sh -c 'sleep 240 &'``, which also edits the suites
+for 14d; 6: a head that skips work under valgrind, sim and wall clock; 7: two sim gates
+whose suites differ in version; 8: a head that commits a link out of the repository).
+Items 10 and 12f need root (``chattr +i``), 13 valgrind (docs/security.md).
 
 Prints one table, ``item | what was done | expected | observed | ok``; a row that could not
-be run says why and is not ok. Exit 0 only when every row is ok, 1 otherwise.
+be run says why (NOT RUN) and is not ok. Exit 0 only when every row is ok, 1 otherwise.
 
     .venv/bin/python ci/probe-holes.py [--work DIR] [--only 1,5,12]
 """
@@ -285,12 +287,15 @@ ASV_CONF = {"version": 1, "project": "tiny", "repo": ".", "benchmark_dir": "benc
             "environment_type": "virtualenv", "branches": ["main"]}  # fmt: skip
 
 
-def policy(python: str, instruments: Sequence[str] = ("wall",), threshold: float = 0.5) -> str:
+def policy(
+    python: str, instruments: Sequence[str] = ("wall",), threshold: float = 0.5, rounds: int = 3
+) -> str:
     """A ``[tool.perfgate]`` policy for the tiny project (few rounds; parity imports it)."""
     text = (
         "[tool.perfgate]\n"
         f"instruments = {json.dumps(list(instruments))}\n"
-        f"default_threshold = {threshold}\nmin_samples = 3\nmax_rounds = 3\nconfirm = false\n"
+        f"default_threshold = {threshold}\nmin_samples = {rounds}\nmax_rounds = {rounds}\n"
+        "confirm = false\n"
         f'parity_command = ["{python}", "-c", "import tinypkg"]\n'
     )
     if "sim" in instruments:
@@ -606,7 +611,13 @@ def item_8(ctx: Ctx) -> list[Row]:
 # -- items 6 and 7: the simulator ------------------------------------------------------
 
 
-COUNTED_SKIP = """import os
+#: how many times the work the dodging head does when it is not counted: the wall clock of
+#: this shared 2-core machine scattered single 3 ms samples 0.7-6 ms, and 3 rounds of a 1.5x
+#: head once estimated 1.046 (CI 0.81-1.47), within the 5% threshold, so no disagreement
+DODGE_FACTOR = 4
+COUNTED_SKIP = f"""import os
+
+SLOWER = {DODGE_FACTOR}
 
 
 def _counted():
@@ -616,7 +627,7 @@ def _counted():
 
 def work(n):
     if not _counted():
-        n = n * 3 // 2
+        n = n * SLOWER
     total = 0
     for i in range(n):
         total += i * i
@@ -625,9 +636,11 @@ def work(n):
 
 
 def item_6(ctx: Ctx) -> list[Row]:
-    """A head that does 1.5x the work, except when valgrind counts it: sim + wall gate."""
+    """A head that does more work, except when valgrind counts it: sim + wall gate. The
+    reproduction needs the wall clock to estimate the slowdown beyond the threshold (the
+    probe's +6.4%); where this machine's noise hides it, the row is not run (says why)."""
     root = ctx.folder("item-06")
-    pyproject = policy(ctx.python, ("wall", "sim"), threshold=0.05)
+    pyproject = policy(ctx.python, ("wall", "sim"), threshold=0.05, rounds=4)
     repo = new_repo(root / "repo", tiny_files(pyproject, sim_weights="(1,)"))
     commit_branch(repo, "dodge", {"tinypkg/__init__.py": COUNTED_SKIP}, {})
     ran, out = gate(ctx, repo, "dodge", "dodge")
@@ -638,17 +651,31 @@ def item_6(ctx: Ctx) -> list[Row]:
     seen = [line for line in report.splitlines() if line.startswith("**Could see:**")]
     blind = bool(seen) and "could only have caught" in seen[0]  # the wall case: a blind spot
     ok = ran.code in (1, 3) and disagree and neither and blind
+    wall = _wall_estimate(read(out / "verdict.json"))
+    if not disagree and wall is not None and wall[0] <= 1.05:
+        why = f"the wall clock did not see the slowdown here (estimate {wall[0]:.3f}, CI "
+        why += f"{wall[1]:.3f}-{wall[2]:.3f}; machine too noisy): exit {ran.code}; run it again"
+        return [Row("6", "sim+wall gate, a head dodging the simulator", "-", why, None)]
     return [Row(
-        "6", "sim+wall gate (threshold 5%), head 1.5x slower except under valgrind/"
-        "PERFGATE_SIM_PREPARE",
+        "6", f"sim+wall gate (threshold 5%, 4 rounds), head {DODGE_FACTOR}x the work except "
+        "under valgrind/PERFGATE_SIM_PREPARE",
         "not a pass (exit 3 undecided, or 1 if the wall clock alone is a stable regression); "
         "the report says the instruments disagree, decided by neither; the wall case is not "
         "counted as seen by the simulator (a blind spot stays one)",
-        f"exit {ran.code} ({verdict}); gate {ran.seconds:.0f} s; "
+        f"exit {ran.code} ({verdict}); gate {ran.seconds:.0f} s; wall estimate {wall}; "
         f"{last_line(_disagreement(report), 330)}; decided by neither: {neither}; "
         f"{last_line(seen[0] if seen else 'no Could see line', 200)}",
         ok,
     )]  # fmt: skip
+
+
+def _wall_estimate(verdict_json: str) -> tuple[float, float, float] | None:
+    """The wall clock's ratio and CI of the tiny case in verdict.json (None: none)."""
+    cases = json.loads(verdict_json or "{}").get("cases", [])
+    wall = [c for c in cases if c.get("benchmark") == BENCH and c.get("ratio") is not None]
+    if not wall or wall[0].get("ci_low") is None:
+        return None
+    return (round(wall[0]["ratio"], 3), round(wall[0]["ci_low"], 3), round(wall[0]["ci_high"], 3))
 
 
 def _disagreement(report: str) -> str:
