@@ -547,6 +547,10 @@ def hostile_gate(ctx: Ctx) -> tuple[Ran, Path, float | None, list[int]]:
     left = sleepers()
     for pid in left:  # started by this run: end them
         os.kill(pid, signal.SIGKILL)
+    if ran.code is None:  # timed out: its orphaned asv may still start one more
+        time.sleep(10)
+        for pid in sleepers():
+            os.kill(pid, signal.SIGKILL)
     return ran, out, setup_seconds(root / "gatework-hostile"), left
 
 
