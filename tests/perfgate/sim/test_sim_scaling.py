@@ -64,6 +64,7 @@ def test_misses_are_weighted_as_in_the_cost_model() -> None:
         "critical_path",
         "efficiency_instructions",
         "serial_share_instructions",
+        "critical_path_instructions",
     }
 
 

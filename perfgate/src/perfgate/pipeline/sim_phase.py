@@ -26,6 +26,7 @@ from perfgate.pipeline.context import GateSettings
 from perfgate.pipeline.side_run import NothingSelected, SideRun, run_sides_together
 from perfgate.sim.child import LAYOUT_VARIABLE
 from perfgate.sim.figures import DECISIVE
+from perfgate.sim.scaling import SCALING_DECISIVE
 from perfgate.sim.harness import PREPARE_DONE, PREPARE_ONLY, PREPARE_VARIABLE
 
 #: (side, folder) of the three runs; the folder names have one length on purpose
@@ -137,6 +138,8 @@ def unchecked(base: Mapping[CaseKey, Measurement], checks: Mapping[CaseKey, SimC
     """True when a counted case of ``base`` has no calibrated check of its version."""
     for key, m in base.items():
         check = checks.get(key.canonical())
+        if key.benchmark.endswith(f".{SCALING_DECISIVE}") and not m.failed:
+            return True  # calibrate checks no scaling case: its base is counted again
         if key.benchmark.endswith(f".{DECISIVE}") and not m.failed:
             if check is None or check.version != m.version:
                 return True

@@ -37,6 +37,7 @@ from perfgate.pipeline.compare.measurements import (
 from perfgate.pipeline.compare.runs import compare_runs, compare_variants
 from perfgate.pipeline.compare.scaling import scaling_rows
 from perfgate.pipeline.compare.sim import compare_sim
+from perfgate.pipeline.compare.sim_scaling import compare_sim_scaling
 from perfgate.pipeline.rounds import RoundLog
 
 Measurements = Mapping[CaseKey, Measurement]
@@ -272,6 +273,7 @@ def build_report(inputs: Inputs, command: str) -> render.Report:
     )
     again = confirm.base_m if confirm else {}  # a re-run of the results: a second count
     rows += compare_sim(loaded.base_m, loaded.head_m, again, cfg, inputs.sim_checks)
+    rows += compare_sim_scaling(loaded.base_m, loaded.head_m, again, cfg)
     decision = decide.decide(rows, variants, cfg, parity=inputs.parity, environment=environment)
     return render.Report(
         decision=decision,

@@ -139,4 +139,20 @@ def figures(calls: Sequence[ThreadCounts], weights: Sequence[int]) -> dict[str, 
         **by_cycles,
         "efficiency_instructions": by_instructions["efficiency"],
         "serial_share_instructions": by_instructions["serial_share"],
+        "critical_path_instructions": by_instructions["critical_path"],
     }
+
+
+#: benchmark method of a scaling family -> (figure of `figures`, asv unit)
+SCALING_FIGURES = {
+    "track_efficiency": ("efficiency", "efficiency"),
+    "track_serial_share": ("serial_share", "share"),
+    "track_imbalance": ("imbalance", "ratio"),
+    "track_critical_path": ("critical_path", "cycles"),
+    "track_efficiency_instructions": ("efficiency_instructions", "efficiency"),
+    "track_serial_share_instructions": ("serial_share_instructions", "share"),
+    "track_critical_path_instructions": ("critical_path_instructions", "instructions"),
+}
+#: the benchmark naming a case of a scaling family (its E(T)); a gate whose base has one
+#: counts the base twice (`perfgate.pipeline.sim_phase.unchecked`)
+SCALING_DECISIVE = "track_efficiency"

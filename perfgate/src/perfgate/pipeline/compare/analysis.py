@@ -15,6 +15,7 @@ from perfgate.pipeline.compare.efficiency import compare_efficiency
 from perfgate.pipeline.compare.runs import compare_runs, compare_variants
 from perfgate.pipeline.compare.scaling import ScalingRow, scaling_rows
 from perfgate.pipeline.compare.sim import compare_sim
+from perfgate.pipeline.compare.sim_scaling import compare_sim_scaling
 
 #: The sim instrument's (base, head, base counted again) measurements.
 SimSides = tuple[
@@ -52,6 +53,7 @@ def analyse(
     )
     if sim is not None:
         rows += compare_sim(*sim, config, sim_checks)
+        rows += compare_sim_scaling(*sim, config)
     confirm_sides = None
     if measured.confirm_base_variants is not None and measured.confirm_head_variants is not None:
         confirm_sides = (measured.confirm_base_variants, measured.confirm_head_variants)
