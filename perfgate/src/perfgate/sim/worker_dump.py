@@ -33,7 +33,9 @@ def _compile() -> Callable[[int], Any]:
     """The parallel kernel issuing request block ``address`` once on every active worker."""
     import numba
 
-    code = ctypes.cast(client._load(), ctypes.c_void_p).value
+    code = ctypes.cast(client._load(), ctypes.c_void_p).value  # type: ignore[arg-type]
+    if code is None:
+        raise RuntimeError("the client request code has no address")
     request = _SIGNATURE(code)
 
     @numba.njit(parallel=True)
@@ -43,7 +45,7 @@ def _compile() -> Callable[[int], Any]:
             total += request(address, 0)
         return total
 
-    return dump_on_workers  # type: ignore[no-any-return]
+    return dump_on_workers
 
 
 class WorkerDumps:
