@@ -126,7 +126,6 @@ def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[type]:
 
 @pytest.mark.subprocess
 @pytest.mark.numba
-@pytest.mark.slow
 def test_a_real_run_splits_serial_work_from_even_and_uneven_chunks(toy: type) -> None:
     """At 4 threads on any machine: every worker's share and the serial work are counted;
     a first chunk with 4x the work of the others shows as imbalance and a lower E(4), even
