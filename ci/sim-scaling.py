@@ -71,7 +71,7 @@ def count(cases: Sequence[Case], src: Path, env_extra: Mapping[str, str] | None 
     out = threaded.measure(spec, max(c[3] for c in cases), env=env)
     if out.failed:
         raise SystemExit(f"cases failed: {json.dumps(out.failed, indent=1)[:3000]}")
-    return {c.params: _figures(out.counts[c.id]) for c in spec.cases}  # type: ignore[misc]
+    return {c.params: _figures(out.counts[c.id]) for c in spec.cases}
 
 
 def _figures(calls: Sequence[ThreadCounts]) -> dict[str, float]:
