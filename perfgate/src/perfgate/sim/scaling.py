@@ -132,7 +132,7 @@ def project(
 def figures(calls: Sequence[ThreadCounts], weights: Sequence[int]) -> dict[str, float]:
     """What a scaling family stores per case: the cycle-weighted figures, and the
     efficiency and serial share of instructions alone (``*_instructions``: they do not
-    move with where data lie, see `perfgate.pipeline.compare.sim_scaling`)."""
+    move with where data lie, see `perfgate.sim.compare_scaling`)."""
     by_cycles = project(calls, weights, "cycles").figures()
     by_instructions = project(calls, weights, "instructions").figures()
     return {
@@ -154,5 +154,5 @@ SCALING_FIGURES = {
     "track_critical_path_instructions": ("critical_path_instructions", "instructions"),
 }
 #: the benchmark naming a case of a scaling family (its E(T)); a gate whose base has one
-#: counts the base twice (`perfgate.pipeline.sim_phase.unchecked`)
+#: counts the base twice (`perfgate.sim.phase.unchecked`)
 SCALING_DECISIVE = "track_efficiency"
