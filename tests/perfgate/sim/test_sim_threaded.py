@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from perfgate.sim import callgrind, threaded
+from perfgate.sim import callgrind, harness, scaling, threaded
 from perfgate.sim.cost import Events
 
 THREADS = Path(__file__).parents[1] / "data" / "callgrind" / "threads"
@@ -79,7 +79,7 @@ SUITE = textwrap.dedent(
         out = np.empty_like(x)
         for i in numba.prange(x.shape[0]):
             acc = 0.0
-            for r in range(40 if i < big else 10):
+            for r in range(200 if i < big else 10):
                 acc += np.sqrt(x[i] + r)
             out[i] = acc
         return out
@@ -130,10 +130,25 @@ def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[type]:
 @pytest.mark.timeout(1800)
 def test_a_real_run_splits_serial_work_from_even_and_uneven_chunks(toy: type) -> None:
     """At 4 threads on any machine, one valgrind process: every worker's share and the
-    serial work are counted; a first chunk with 4x the work of the others lengthens the
-    critical path (the toy's serial share is large, so its E(4) need not fall)."""
-    counted = toy().measure_cases()
-    even, uneven = counted[(0, 4)], counted[(64, 4)]
+    serial work are counted; a first chunk with 20x the work of the others lengthens the
+    critical path. The first measured call of the process is counted as the others are: the
+    workers' dump kernel is compiled before any case (compiled lazily at the first case's
+    warm-up dump, it left that case's first call with ~40,000 more serial instructions than
+    its second, 109,771 against 65,640 here, and the even case's critical path above the
+    uneven one's)."""
+    cases = (harness.SimCase("case0000", (0, 4)), harness.SimCase("case0001", (64, 4)))
+    root = sys.modules[toy.__module__.split(".")[0]]
+    spec = harness.SimSpec(
+        "toyscaling", next(iter(root.__path__)), toy.__module__, toy.__name__, cases, (1, 1), 1
+    )
+    outcome = threaded.measure(spec, 4)
+    assert not outcome.failed and not outcome.skipped
+    for calls in outcome.counts.values():
+        first, second = (c.serial.ir for c in calls)
+        assert first == pytest.approx(second, rel=0.25)  # scheduling moves the waits a little
+    even = scaling.figures(outcome.counts["case0000"], (1, 1))
+    uneven = scaling.figures(outcome.counts["case0001"], (1, 1))
     assert even["serial_share_instructions"] > 0
     assert 0.0 < even["efficiency_instructions"] <= 1.0
     assert uneven["critical_path_instructions"] > even["critical_path_instructions"]
+    assert uneven["imbalance"] > 1.5 > even["imbalance"]

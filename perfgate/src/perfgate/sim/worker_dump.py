@@ -11,7 +11,11 @@ checks that T distinct threads dumped, `perfgate.sim.threaded`).
 
 The kernel calls the request code of `perfgate.sim.client` through a ctypes function pointer,
 which Numba cannot cache: it compiles in the measured process (a few seconds, uninstrumented,
-under valgrind). Imports Numba lazily: the gate's own distribution does not depend on it.
+under valgrind), eagerly, when `WorkerDumps` is made, before any case is built. Compiled
+lazily, at the first case's warm-up dump, it left that case's first measured call with ~40,000
+more serial instructions than its second (the compiler's work evicts what the call had
+cached): the first case of every run was biased. Imports Numba lazily: the gate's own
+distribution does not depend on it.
 """
 
 from __future__ import annotations
@@ -30,7 +34,8 @@ _SIGNATURE = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64)
 
 
 def _compile() -> Callable[[int], Any]:
-    """The parallel kernel issuing request block ``address`` once on every active worker."""
+    """The parallel kernel issuing request block ``address`` once on every active worker,
+    compiled now (its signature given), not at its first call."""
     import numba
 
     code = ctypes.cast(client._load(), ctypes.c_void_p).value  # type: ignore[arg-type]
@@ -38,7 +43,7 @@ def _compile() -> Callable[[int], Any]:
         raise RuntimeError("the client request code has no address")
     request = _SIGNATURE(code)
 
-    @numba.njit(parallel=True)
+    @numba.njit("uint64(uint64)", parallel=True)
     def dump_on_workers(address: int) -> int:  # pragma: no cover (compiled)
         total = 0
         for _ in numba.prange(numba.get_num_threads()):
