@@ -12,13 +12,20 @@
                imbalance  the hand-written g1_walk kernel's first tile runs its joint terms
                           again (--imbalance-passes times): one worker's chunk is larger;
                alike      every tile of that kernel runs one extra pass of its termination
-                          check: every worker's work grows alike.
+                          check: every worker's work grows alike; judged by the single-thread
+                          sim cases (sim_hot_slice, base twice and head, `compare_sim`), which
+                          must see it, while its scaling rows must not block.
+             motion_tracking (--tasks): the same serial pass; its hand-written kernel's
+             first rows (n/64) run the joint loop again (imbalance), or every row once (alike).
+             Also printed: the spread of E(T) between the base's two counts (two processes
+             of one commit, the second with its layout shifted: an A/A at least as strict as
+             two gate runs, whose head counts share one layout).
     wall     projected E(2) (counted) against the wall clock's E(2) = T1 / (2 T2), from
              interleaved rounds at 1 and 2 threads, for every Numba path: run it ALONE on the
              machine (timings under shared load are not figures).
 
     .venv/bin/python ci/sim-scaling.py project --work /tmp/ss
-    .venv/bin/python ci/sim-scaling.py trials --work /tmp/ss
+    .venv/bin/python ci/sim-scaling.py trials --work /tmp/ss [--tasks motion_tracking]
     .venv/bin/python ci/sim-scaling.py wall --work /tmp/ss
 
 Counts do not depend on what else runs: the processes of ``trials`` run at once.
@@ -44,18 +51,29 @@ from perfgate.config import parse_config  # noqa: E402
 from perfgate.model import CaseKey, Measurement  # noqa: E402
 from perfgate.sim import harness, threaded  # noqa: E402
 from perfgate.sim.child import LAYOUT_VARIABLE  # noqa: E402
+from perfgate.sim.compare import compare_sim  # noqa: E402
 from perfgate.sim.compare_scaling import compare_sim_scaling  # noqa: E402
+from perfgate.sim.cost import per_call  # noqa: E402
+from perfgate.sim.figures import FIGURES  # noqa: E402
 from perfgate.sim.scaling import SCALING_FIGURES, ThreadCounts, figures  # noqa: E402
 
 FAMILY = "sim_scaling.SimScaling"
 WEIGHTS = (1, 3)
 Case = tuple[str, str, int, int]
+#: the JIT target under valgrind (`perfgate.sim.target`): --target
+TARGET = {"mode": "auto"}
 Counted = dict[Case, dict[str, float]]
 
 PLAN_PATH = Path("termplan/tasks/plan_path.py")
 PLAN_LINE = "        views = tuple(getattr(batch, name) for name in self._names)\n"
 KERNEL = Path("termplan/tasks/g1_walk/handwritten_kernel.py")
 TILE_LINE = "        count = min(TILE, n - lo)\n"
+MOTION_KERNEL = Path("termplan/tasks/motion_tracking/handwritten_kernel.py")
+MOTION_LINE = "        terminated[i] = done or (check_ori and not (anchor_dgz <= thr[2]))\n"
+MOTION_JOINTS = (
+    "_joint_loop_i(m_jpos, m_jvel, dof_pos, dof_vel, cur, last, bias, noise_jp, noise_dv, "
+    "default, lower, upper, add_noise, actor, critic, i)"
+)
 
 
 def count(cases: Sequence[Case], src: Path, env_extra: Mapping[str, str] | None = None) -> Counted:
@@ -68,7 +86,7 @@ def count(cases: Sequence[Case], src: Path, env_extra: Mapping[str, str] | None 
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(src), str(REPO), str(REPO / "perfgate" / "src")])
     env.update(env_extra or {})
-    out = threaded.measure(spec, max(c[3] for c in cases), env=env)
+    out = threaded.measure(spec, max(c[3] for c in cases), env=env, target_mode=TARGET["mode"])
     if out.failed:
         raise SystemExit(f"cases failed: {json.dumps(out.failed, indent=1)[:3000]}")
     return {c.params: _figures(out.counts[c.id]) for c in spec.cases}
@@ -160,6 +178,23 @@ def tile_edit(first_only: bool, passes: int) -> tuple[str, str]:
     )
 
 
+def motion_edit(first_only: bool, passes: int) -> tuple[str, str]:
+    """The hand-written motion_tracking kernel: its joint loop again (rows i < n/64 only, in
+    the first worker's chunk at every T up to 64: that chunk is larger; every row: all
+    workers alike). The loop writes what it wrote before: the outputs do not change."""
+    reps = f"({passes} if i < reward.shape[0] // 64 else 0)" if first_only else str(passes)
+    return MOTION_LINE, (
+        MOTION_LINE + f"        for _extra in range({reps}):\n" + f"            {MOTION_JOINTS}\n"
+    )
+
+
+def kernel_edit(task: str, first_only: bool, passes: int) -> dict[Path, tuple[str, str]]:
+    """The task's hand-written kernel edited as `tile_edit` / `motion_edit` do."""
+    if task == "g1_walk":
+        return {KERNEL: tile_edit(first_only, passes)}
+    return {MOTION_KERNEL: motion_edit(first_only, passes)}
+
+
 def measurements(counted: Counted, version: str = "trial") -> dict[CaseKey, Measurement]:
     out = {}
     for (task, path, n, t), f in counted.items():
@@ -197,10 +232,25 @@ def decide(base: Counted, head: Counted, again: Counted) -> list[str]:
     ]
 
 
-def run_trials(work: Path, share: float, imbalance_passes: int) -> None:
+def spreads(base: Counted, again: Counted) -> list[str]:
+    """Per T, the largest relative difference of E(T) (instructions, cycles) and of the
+    serial share between the base's two counts."""
+    lines = []
+    for threads in sorted({c[3] for c in base}):
+        cases = [c for c in base if c[3] == threads and c in again]
+        parts = []
+        for name in ("efficiency_instructions", "efficiency", "serial_share_instructions"):
+            worst = max(abs(again[c][name] / base[c][name] - 1.0) for c in cases)
+            parts.append(f"{name} {worst:.4%}")
+        lines.append(f"T={threads}: largest base/again difference over {len(cases)} cases: "
+                     + ", ".join(parts))  # fmt: skip
+    return lines
+
+
+def run_trials(work: Path, share: float, imbalance_passes: int, tasks: Sequence[str]) -> None:
     src = REPO / "termplan" / "src"
-    g1 = grid(["g1_walk"], ["handwritten", "assembled"], [2048, 8192], [8, 32, 64])
-    probe = grid(["g1_walk"], ["assembled"], [2048, 8192], [8])
+    g1 = grid(tasks, ["handwritten", "assembled"], [2048, 8192], [8, 32, 64])
+    probe = grid(tasks, ["assembled"], [2048, 8192], [8])
     one_pass = patched(work, "probe", {PLAN_PATH: serial_edit({})})
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         jobs = {
@@ -214,16 +264,18 @@ def run_trials(work: Path, share: float, imbalance_passes: int) -> None:
         base = got["base"][(task, "assembled", n, 8)]
         per_pass = f["serial_instructions"] - base["serial_instructions"]
         passes[(task, n)] = max(1, round(share * base["total_instructions"] / per_pass))
-        print(f"serial pass at N={n}: {per_pass:.0f} instructions; {passes[(task, n)]} passes "
-              f"= {passes[(task, n)] * per_pass / base['total_instructions']:.2%} of "
+        print(f"{task}: serial pass at N={n}: {per_pass:.0f} instructions; {passes[(task, n)]} "
+              f"passes = {passes[(task, n)] * per_pass / base['total_instructions']:.2%} of "
               f"{base['total_instructions']:.0f}")  # fmt: skip
+    uneven: dict[Path, tuple[str, str]] = {PLAN_PATH: serial_edit(passes)}
+    alike: dict[Path, tuple[str, str]] = {}
+    for task in tasks:
+        uneven.update(kernel_edit(task, True, imbalance_passes))
+        alike.update(kernel_edit(task, False, 1))
     heads = {
-        "serial+imbalance": patched(
-            work, "head1",
-            {PLAN_PATH: serial_edit(passes), KERNEL: tile_edit(True, imbalance_passes)},
-        ),
-        "alike": patched(work, "head2", {KERNEL: tile_edit(False, 1)}),
-    }  # fmt: skip
+        "serial+imbalance": patched(work, "head1", uneven),
+        "alike": patched(work, "head2", alike),
+    }
     hw = [c for c in g1 if c[1] == "handwritten"]
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         counted = {
@@ -233,10 +285,57 @@ def run_trials(work: Path, share: float, imbalance_passes: int) -> None:
         results = {k: j.result() for k, j in counted.items()}
     doc = {k: {repr(c): f for c, f in v.items()} for k, v in {**got, **results}.items()}
     (work / "trials.json").write_text(json.dumps(doc, indent=1))
+    print("\n## A/A: the base counted twice\n" + "\n".join(spreads(got["base"], got["again"])))
     for name, head in results.items():
         print(f"\n## {name}\n" + table(head))
         print("\n".join(decide(got["base"], head, got["again"])))
     print("\n## base\n" + table(got["base"]))
+    print("\n## alike, single-thread sim cases (sim_hot_slice)")
+    print("\n".join(single_thread(tasks, src, heads["alike"])))
+
+
+def count_single(
+    cases: Sequence[tuple[str, str, str, int]],
+    src: Path,
+    env_extra: Mapping[str, str] | None = None,
+) -> dict[CaseKey, Measurement]:
+    """The single-thread sim family's measurements of ``cases``, one valgrind process."""
+    spec = harness.SimSpec(
+        "benchmarks", str(REPO / "benchmarks"), "benchmarks.sim_hot_slice", "SimHotSlice",
+        tuple(harness.SimCase(f"case{i:04d}", c) for i, c in enumerate(cases)), WEIGHTS, 1,
+    )  # fmt: skip
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(src), str(REPO), str(REPO / "perfgate" / "src")])
+    env.update(env_extra or {})
+    out = harness.measure(spec, env=env, target_mode=TARGET["mode"])
+    if out.failed:
+        raise SystemExit(f"cases failed: {json.dumps(out.failed, indent=1)[:3000]}")
+    found: dict[CaseKey, Measurement] = {}
+    for case in spec.cases:
+        task, profile, path, n = case.params
+        params = (("task", repr(task)), ("profile", repr(profile)), ("path", repr(path)),
+                  ("num_envs", str(n)))  # fmt: skip
+        values = per_call(out.events[case.id], WEIGHTS)
+        for bench, (name, unit) in FIGURES.items():
+            key = CaseKey(f"sim_hot_slice.SimHotSlice.{bench}", params)
+            found[key] = Measurement(key, (values[name],), version="trial", unit=unit)
+    return found
+
+
+def single_thread(tasks: Sequence[str], src: Path, head_src: Path) -> list[str]:
+    """The alike head judged by the single-thread sim cases: base, base again (layout
+    shifted) and head, the gate's rows (`compare_sim`)."""
+    cases = [(t, "sac_default", "handwritten", n) for t in tasks for n in (2048, 8192)]
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+        base = pool.submit(count_single, cases, src)
+        again = pool.submit(count_single, cases, src, {LAYOUT_VARIABLE: "1"})
+        head = pool.submit(count_single, cases, head_src)
+        rows = compare_sim(base.result(), head.result(), again.result(), gate_config())
+    return [
+        f"{r.verdict.value:>10} {'blocking' if r.blocking else 'report  '} "
+        f"{dict(r.key.params)['task']} N={dict(r.key.params)['num_envs']}: {r.note}"
+        for r in rows
+    ]
 
 
 def run_wall(work: Path) -> None:
@@ -262,9 +361,20 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--serial-share", type=float, default=0.03)
     parser.add_argument("--imbalance-passes", type=int, default=2)
-    parser.add_argument("--tasks", default="g1_walk,motion_tracking")
+    parser.add_argument(
+        "--tasks",
+        default="g1_walk,motion_tracking",
+        help="project: both tasks; trials: give g1_walk or motion_tracking or both",
+    )
     parser.add_argument("--sizes", default="2048,8192")
+    parser.add_argument(
+        "--target",
+        choices=("auto", "host", "valgrind"),
+        default="auto",
+        help="the JIT's CPU under valgrind (valgrind: code valgrind decodes)",
+    )
     args = parser.parse_args(argv)
+    TARGET["mode"] = args.target
     args.work.mkdir(parents=True, exist_ok=True)
     if args.mode == "project":
         cases = grid(args.tasks.split(","), ["handwritten", "assembled"],
@@ -275,7 +385,7 @@ def main(argv: list[str]) -> int:
         )
         print(table(counted))
     elif args.mode == "trials":
-        run_trials(args.work, args.serial_share, args.imbalance_passes)
+        run_trials(args.work, args.serial_share, args.imbalance_passes, args.tasks.split(","))
     else:
         os.environ.setdefault("NUMBA_THREADING_LAYER", "workqueue")
         run_wall(args.work)

@@ -12,9 +12,10 @@ checks that T distinct threads dumped, `perfgate.sim.threaded`).
 The kernel calls the request code of `perfgate.sim.client` through a ctypes function pointer,
 which Numba cannot cache: it compiles in the measured process (a few seconds, uninstrumented,
 under valgrind), eagerly, when `WorkerDumps` is made, before any case is built. Compiled
-lazily, at the first case's warm-up dump, it left that case's first measured call with ~40,000
-more serial instructions than its second (the compiler's work evicts what the call had
-cached): the first case of every run was biased. Imports Numba lazily: the gate's own
+lazily, at the first case's warm-up dump (before the calling thread's counts are zeroed), it
+still left that case's first measured call with ~40,000 more serial instructions than its
+second (measured; the first call after a compile does more work): the first case of every run
+was biased. Imports Numba lazily: the gate's own
 distribution does not depend on it.
 """
 
