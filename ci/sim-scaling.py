@@ -25,7 +25,8 @@
              machine (timings under shared load are not figures).
 
     .venv/bin/python ci/sim-scaling.py project --work /tmp/ss
-    .venv/bin/python ci/sim-scaling.py trials --work /tmp/ss [--tasks motion_tracking]
+    .venv/bin/python ci/sim-scaling.py trials --work /tmp/ss \
+        [--tasks motion_tracking --paths handwritten]
     .venv/bin/python ci/sim-scaling.py wall --work /tmp/ss
 
 Counts do not depend on what else runs: the processes of ``trials`` run at once.
@@ -247,27 +248,31 @@ def spreads(base: Counted, again: Counted) -> list[str]:
     return lines
 
 
-def run_trials(work: Path, share: float, imbalance_passes: int, tasks: Sequence[str]) -> None:
+def run_trials(
+    work: Path, share: float, imbalance_passes: int, tasks: Sequence[str], paths: Sequence[str]
+) -> None:
     src = REPO / "termplan" / "src"
-    g1 = grid(tasks, ["handwritten", "assembled"], [2048, 8192], [8, 32, 64])
+    g1 = grid(tasks, paths, [2048, 8192], [8, 32, 64])
+    serial = "assembled" in paths  # the serial head edits the assembled path
     probe = grid(tasks, ["assembled"], [2048, 8192], [8])
     one_pass = patched(work, "probe", {PLAN_PATH: serial_edit({})})
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         jobs = {
             "base": pool.submit(count, g1, src),
             "again": pool.submit(count, g1, src, {LAYOUT_VARIABLE: "1"}),
-            "probe": pool.submit(count, probe, one_pass),
         }
+        if serial:
+            jobs["probe"] = pool.submit(count, probe, one_pass)
         got = {k: j.result() for k, j in jobs.items()}
     passes = {}
-    for (task, _path, n, _t), f in got["probe"].items():
+    for (task, _path, n, _t), f in got.get("probe", {}).items():
         base = got["base"][(task, "assembled", n, 8)]
         per_pass = f["serial_instructions"] - base["serial_instructions"]
         passes[(task, n)] = max(1, round(share * base["total_instructions"] / per_pass))
         print(f"{task}: serial pass at N={n}: {per_pass:.0f} instructions; {passes[(task, n)]} "
               f"passes = {passes[(task, n)] * per_pass / base['total_instructions']:.2%} of "
               f"{base['total_instructions']:.0f}")  # fmt: skip
-    uneven: dict[Path, tuple[str, str]] = {PLAN_PATH: serial_edit(passes)}
+    uneven: dict[Path, tuple[str, str]] = {PLAN_PATH: serial_edit(passes)} if serial else {}
     alike: dict[Path, tuple[str, str]] = {}
     for task in tasks:
         uneven.update(kernel_edit(task, True, imbalance_passes))
@@ -368,6 +373,11 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--sizes", default="2048,8192")
     parser.add_argument(
+        "--paths",
+        default="handwritten,assembled",
+        help="trials: the Numba paths counted (handwritten alone: no serial head)",
+    )
+    parser.add_argument(
         "--target",
         choices=("auto", "host", "valgrind"),
         default="auto",
@@ -385,7 +395,8 @@ def main(argv: list[str]) -> int:
         )
         print(table(counted))
     elif args.mode == "trials":
-        run_trials(args.work, args.serial_share, args.imbalance_passes, args.tasks.split(","))
+        tasks, paths = args.tasks.split(","), args.paths.split(",")
+        run_trials(args.work, args.serial_share, args.imbalance_passes, tasks, paths)
     else:
         os.environ.setdefault("NUMBA_THREADING_LAYER", "workqueue")
         run_wall(args.work)
