@@ -29,6 +29,7 @@ from perfgate.model import (
 )
 from perfgate.report import render
 from perfgate.sim.compare import compare_sim
+from perfgate.sim.compare_scaling import compare_sim_scaling
 from perfgate.wall import rounds
 from perfgate.wall.compare.compile_times import compile_times
 from perfgate.wall.compare.efficiency import compare_efficiency
@@ -274,6 +275,7 @@ def build_report(inputs: Inputs, command: str) -> render.Report:
     )
     again = confirm.base_m if confirm else {}  # a re-run of the results: a second count
     rows += compare_sim(loaded.base_m, loaded.head_m, again, cfg, inputs.sim_checks)
+    rows += compare_sim_scaling(loaded.base_m, loaded.head_m, again, cfg)
     decision = decide.decide(rows, variants, cfg, parity=inputs.parity, environment=environment)
     return render.Report(
         decision=decision,

@@ -109,6 +109,8 @@ def parse_dump(text: str) -> Dump | None:
     if names is None or summary is None:
         raise ValueError(f"callgrind dump {trigger.group(1)!r} without events or summary")
     keys, values = names.group(1).split(), summary.group(1).split()
+    if len(values) < len(keys):  # callgrind leaves out trailing zero counts
+        values += ["0"] * (len(keys) - len(values))
     if len(keys) != len(values):
         raise ValueError(f"callgrind dump {trigger.group(1)!r}: {keys} vs {values}")
     return Dump(

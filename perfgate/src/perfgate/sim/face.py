@@ -8,6 +8,7 @@ from perfgate.config import GateConfig
 from perfgate.instrument import Bench, Calibration, Findings
 from perfgate.settings import GateSettings
 from perfgate.sim.compare import compare_sim
+from perfgate.sim.compare_scaling import compare_sim_scaling
 from perfgate.sim.phase import SimMeasured, run_sim_phase
 
 #: One line for the report: what the simulator cannot see.
@@ -39,8 +40,10 @@ class Simulator:
     def compare(
         self, measured: SimMeasured, config: GateConfig, calibration: Calibration
     ) -> Findings:
-        """One count a side, refused where the base's counts disagree."""
+        """One count a side, refused where the base's counts disagree; the scaling family's
+        cases (`perfgate.sim.compare_scaling`) give their E(T) and serial-share rows."""
         m = measured
         rows = compare_sim(m.base, m.head, m.base_again, config, calibration.checks)
+        rows += compare_sim_scaling(m.base, m.head, m.base_again, config)
         environments = {side: frozenset(names) for side, names in m.environments.items()}
         return Findings(rows, environments=environments)

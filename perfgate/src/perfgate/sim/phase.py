@@ -27,6 +27,7 @@ from perfgate.settings import GateSettings
 from perfgate.sim.child import LAYOUT_VARIABLE
 from perfgate.sim.figures import DECISIVE
 from perfgate.sim.harness import PREPARE_DONE, PREPARE_ONLY, PREPARE_VARIABLE
+from perfgate.sim.scaling import SCALING_DECISIVE
 
 #: (side, folder) of the three runs; the folder names have one length on purpose
 RUNS = (("base", "sim-base-1"), ("head", "sim-head-1"), ("base", "sim-base-2"))
@@ -137,6 +138,8 @@ def unchecked(base: Mapping[CaseKey, Measurement], checks: Mapping[CaseKey, SimC
     """True when a counted case of ``base`` has no calibrated check of its version."""
     for key, m in base.items():
         check = checks.get(key.canonical())
+        if key.benchmark.endswith(f".{SCALING_DECISIVE}") and not m.failed:
+            return True  # calibrate checks no scaling case: its base is counted again
         if key.benchmark.endswith(f".{DECISIVE}") and not m.failed:
             if check is None or check.version != m.version:
                 return True

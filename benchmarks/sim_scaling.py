@@ -1,0 +1,50 @@
+"""Simulated thread scaling of the Numba paths at 8, 32 and 64 threads (callgrind per thread).
+
+The cases of ``thread_scaling`` at the grid's high end, counted instead of timed: one
+hot-slice call (``hot_slice.compute``, steps 4 and 5 weighted 1:3 after a warm-up at step 3,
+as ``sim_hot_slice``) at T threads, Numba's pool sized to T whatever the runner's cores, on
+the workqueue layer. Per call the calling thread's counts are the serial work and each
+worker's its share; the model (`perfgate.sim.scaling`) projects E(T) = total work / (T x
+(serial + largest share)) and the serial share. What the model does not simulate (memory
+bandwidth, NUMA placement, false sharing and coherence, frequency) stays with the wall clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from perfgate.sim.scaling_suite import SimScalingBenchmark
+
+from ._common import NUMBA_PATHS, TASKS, Case
+from .sim_hot_slice import FIRST_STEP, shared_batch
+
+PROFILE = "sac_default"
+SCALING_NUM_ENVS = (2048, 8192)
+SCALING_THREADS = (8, 32, 64)
+
+
+class SimScaling(SimScalingBenchmark):
+    """The model's figures per ``hot_slice.compute`` call at T threads."""
+
+    params = (TASKS, NUMBA_PATHS, SCALING_NUM_ENVS, SCALING_THREADS)
+    param_names = ("task", "path", "num_envs", "threads")
+    sim_weights = (1, 3)
+    sim_warmup = 1
+
+    @classmethod
+    def sim_order(cls, combos: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """The cases of one batch (task, N) one after another."""
+        return sorted(combos, key=lambda c: (TASKS.index(c[0]), c[2], NUMBA_PATHS.index(c[1])))
+
+    def setup_cache(self) -> dict[tuple[Any, ...], dict[str, Any]]:
+        """One per-thread harness run for every selected case of this asv run."""
+        return self.measure_cases()
+
+    @staticmethod
+    def sim_case(task: str, path: str, num_envs: int, threads: int) -> Callable[[], object]:
+        """The built case at ``threads`` (first call done, never counted), at `FIRST_STEP`."""
+        batch = shared_batch(task, PROFILE, num_envs)
+        case = Case(task, PROFILE, path, num_envs, threads, batch=batch)
+        case.step = FIRST_STEP
+        return case.call

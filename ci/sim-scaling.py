@@ -1,0 +1,407 @@
+#!/usr/bin/env python3
+"""The simulated scaling family's figures, its trial heads, and its check against the clock.
+
+    project  count cases of ``benchmarks/sim_scaling.py`` per thread (callgrind) and print the
+             model's E(T), serial share and imbalance: the table of docs/sim.md.
+    trials   count honest code changes against the unchanged code, each side once, the base
+             twice (the second with its layout shifted), and decide them with the gate's rows
+             (`perfgate.sim.compare_scaling`, the project's [tool.perfgate]):
+               serial     the assembled path's ``compute`` makes a NumPy pass over its largest
+                          input before the kernel, on every call (--serial-share of the case's
+                          one-thread instructions, counted first at T=8 to size it);
+               imbalance  the hand-written g1_walk kernel's first tile runs its joint terms
+                          again (--imbalance-passes times): one worker's chunk is larger;
+               alike      every tile of that kernel runs one extra pass of its termination
+                          check: every worker's work grows alike; judged by the single-thread
+                          sim cases (sim_hot_slice, base twice and head, `compare_sim`), which
+                          must see it, while its scaling rows must not block.
+             motion_tracking (--tasks): the same serial pass; its hand-written kernel's
+             first rows (n/64) run the joint loop again (imbalance), or every row once (alike).
+             Also printed: the spread of E(T) between the base's two counts (two processes
+             of one commit, the second with its layout shifted: an A/A at least as strict as
+             two gate runs, whose head counts share one layout).
+    wall     projected E(2) (counted) against the wall clock's E(2) = T1 / (2 T2), from
+             interleaved rounds at 1 and 2 threads, for every Numba path: run it ALONE on the
+             machine (timings under shared load are not figures).
+
+    .venv/bin/python ci/sim-scaling.py project --work /tmp/ss
+    .venv/bin/python ci/sim-scaling.py trials --work /tmp/ss \
+        [--tasks motion_tracking --paths handwritten]
+    .venv/bin/python ci/sim-scaling.py wall --work /tmp/ss
+
+Counts do not depend on what else runs: the processes of ``trials`` run at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import shutil
+import sys
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "perfgate" / "src"), str(REPO / "termplan" / "src")]
+
+from perfgate.config import parse_config  # noqa: E402
+from perfgate.model import CaseKey, Measurement  # noqa: E402
+from perfgate.sim import harness, threaded  # noqa: E402
+from perfgate.sim.child import LAYOUT_VARIABLE  # noqa: E402
+from perfgate.sim.compare import compare_sim  # noqa: E402
+from perfgate.sim.compare_scaling import compare_sim_scaling  # noqa: E402
+from perfgate.sim.cost import per_call  # noqa: E402
+from perfgate.sim.figures import FIGURES  # noqa: E402
+from perfgate.sim.scaling import SCALING_FIGURES, ThreadCounts, figures  # noqa: E402
+
+FAMILY = "sim_scaling.SimScaling"
+WEIGHTS = (1, 3)
+Case = tuple[str, str, int, int]
+#: the JIT target under valgrind (`perfgate.sim.target`): --target
+TARGET = {"mode": "auto"}
+Counted = dict[Case, dict[str, float]]
+
+PLAN_PATH = Path("termplan/tasks/plan_path.py")
+PLAN_LINE = "        views = tuple(getattr(batch, name) for name in self._names)\n"
+KERNEL = Path("termplan/tasks/g1_walk/handwritten_kernel.py")
+TILE_LINE = "        count = min(TILE, n - lo)\n"
+MOTION_KERNEL = Path("termplan/tasks/motion_tracking/handwritten_kernel.py")
+MOTION_LINE = "        terminated[i] = done or (check_ori and not (anchor_dgz <= thr[2]))\n"
+MOTION_JOINTS = (
+    "_joint_loop_i(m_jpos, m_jvel, dof_pos, dof_vel, cur, last, bias, noise_jp, noise_dv, "
+    "default, lower, upper, add_noise, actor, critic, i)"
+)
+
+
+def count(cases: Sequence[Case], src: Path, env_extra: Mapping[str, str] | None = None) -> Counted:
+    """The model's figures of ``cases`` counted in one valgrind process with termplan from
+    ``src`` (both passes: the native one compiles what ``src`` changed)."""
+    spec = harness.SimSpec(
+        "benchmarks", str(REPO / "benchmarks"), "benchmarks.sim_scaling", "SimScaling",
+        tuple(harness.SimCase(f"case{i:04d}", c) for i, c in enumerate(cases)), WEIGHTS, 1,
+    )  # fmt: skip
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(src), str(REPO), str(REPO / "perfgate" / "src")])
+    env.update(env_extra or {})
+    out = threaded.measure(spec, max(c[3] for c in cases), env=env, target_mode=TARGET["mode"])
+    if out.failed:
+        raise SystemExit(f"cases failed: {json.dumps(out.failed, indent=1)[:3000]}")
+    return {c.params: _figures(out.counts[c.id]) for c in spec.cases}
+
+
+def _figures(calls: Sequence[ThreadCounts]) -> dict[str, float]:
+    found = figures(calls, WEIGHTS)
+    found["threads"] = len(calls[0].workers)
+    pairs = list(zip(calls, WEIGHTS, strict=True))
+    total = sum(w * (c.serial.ir + sum(e.ir for e in c.workers)) for c, w in pairs)
+    found["total_instructions"] = total / sum(WEIGHTS)
+    found["serial_instructions"] = sum(w * c.serial.ir for c, w in pairs) / sum(WEIGHTS)
+    return found
+
+
+def grid(
+    tasks: Sequence[str], paths: Sequence[str], sizes: Sequence[int], threads: Sequence[int]
+) -> list[Case]:
+    return [(t, p, n, k) for t in tasks for n in sizes for p in paths for k in threads]
+
+
+def table(counted: Counted) -> str:
+    """The docs' table: per case E(T) and serial share (instructions, then cycles)."""
+    lines = [
+        "| task | path | N | T | E(T) | serial share | imbalance | E(T), cycles |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for (task, path, n, t), f in sorted(counted.items()):
+        lines.append(
+            f"| {task} | {path} | {n} | {t} | {f['efficiency_instructions']:.3f} | "
+            f"{f['serial_share_instructions']:.2%} | {_imbalance(f):.3f} | {f['efficiency']:.3f} |"
+        )
+    return "\n".join(lines)
+
+
+def _imbalance(f: Mapping[str, float]) -> float:
+    """The instructions' imbalance: largest share over the mean share."""
+    total, serial = f["total_instructions"], f["serial_instructions"]
+    largest = f["critical_path_instructions"] - serial
+    return largest / ((total - serial) / f["threads"]) if total > serial else 1.0
+
+
+def patched(work: Path, name: str, edits: Mapping[Path, tuple[str, str]]) -> Path:
+    """A copy of termplan's sources with ``edits`` (file -> (line, replacement))."""
+    src = work / name
+    if src.exists():
+        shutil.rmtree(src)
+    shutil.copytree(REPO / "termplan" / "src", src, ignore=shutil.ignore_patterns("__pycache__"))
+    for rel, (line, new) in edits.items():
+        text = (src / rel).read_text()
+        if text.count(line) != 1:
+            raise SystemExit(f"{rel}: the line to change is not there once: {line!r}")
+        (src / rel).write_text(text.replace(line, new))
+    return src
+
+
+def serial_edit(passes: Mapping[tuple[str, int], int]) -> tuple[str, str]:
+    """The assembled path's NumPy pass over its largest input, ``passes[(task, N)]`` times."""
+    table_text = repr({f"{t}:{n}": k for (t, n), k in passes.items()})
+    return PLAN_LINE, (
+        PLAN_LINE
+        + "        import numpy as _np\n"
+        + "        _src = max((v for v in views if v.dtype.kind == 'f'), key=lambda v: v.size)\n"
+        + "        _buf = getattr(self, '_trial_buf', None)\n"
+        + "        if _buf is None or _buf.shape != _src.shape:\n"
+        + "            _buf = self._trial_buf = _np.empty_like(_src)\n"
+        + f"        _passes = {table_text}.get(f'{{self.spec.name}}:{{self.num_envs}}', 1)\n"
+        + "        for _ in range(_passes):\n"
+        + "            _np.multiply(_src, 1.0001, out=_buf)\n"
+    )
+
+
+def tile_edit(first_only: bool, passes: int) -> tuple[str, str]:
+    """The hand-written g1_walk kernel: extra passes over a tile (the first tile only: its
+    worker's chunk is larger; every tile: all workers alike)."""
+    reps = f"({passes} if t == 0 else 0)" if first_only else str(passes)
+    body = (
+        "_joints_i(dp, dv, cur, last, default_angles, pose_weights, upper_body_weights, "
+        "actor_dof_vel_mult, critic_dof_vel_mult, ob, cr, lo + _lane)"
+        if first_only
+        else "_terminated_i(gr, base_height, min_upright_gz, min_base_height, lo + _lane)"
+    )
+    target = "" if first_only else "terminated[lo + _lane] = "
+    return TILE_LINE, (
+        TILE_LINE
+        + f"        for _extra in range({reps}):\n"
+        + "            for _lane in range(count):\n"
+        + f"                {target}{body}\n"
+    )
+
+
+def motion_edit(first_only: bool, passes: int) -> tuple[str, str]:
+    """The hand-written motion_tracking kernel: its joint loop again (rows i < n/64 only, in
+    the first worker's chunk at every T up to 64: that chunk is larger; every row: all
+    workers alike). The loop writes what it wrote before: the outputs do not change."""
+    reps = f"({passes} if i < reward.shape[0] // 64 else 0)" if first_only else str(passes)
+    return MOTION_LINE, (
+        MOTION_LINE + f"        for _extra in range({reps}):\n" + f"            {MOTION_JOINTS}\n"
+    )
+
+
+def kernel_edit(task: str, first_only: bool, passes: int) -> dict[Path, tuple[str, str]]:
+    """The task's hand-written kernel edited as `tile_edit` / `motion_edit` do."""
+    if task == "g1_walk":
+        return {KERNEL: tile_edit(first_only, passes)}
+    return {MOTION_KERNEL: motion_edit(first_only, passes)}
+
+
+def measurements(counted: Counted, version: str = "trial") -> dict[CaseKey, Measurement]:
+    out = {}
+    for (task, path, n, t), f in counted.items():
+        params = (
+            ("task", repr(task)),
+            ("path", repr(path)),
+            ("num_envs", str(n)),
+            ("threads", str(t)),
+        )
+        for bench, (name, unit) in SCALING_FIGURES.items():
+            key = CaseKey(f"{FAMILY}.{bench}", params)
+            out[key] = Measurement(key, (f[name],), version=version, unit=unit)
+    return out
+
+
+def gate_config() -> Any:
+    data = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["perfgate"]
+    return parse_config(data)
+
+
+def decide(base: Counted, head: Counted, again: Counted) -> list[str]:
+    """The gate's rows for ``head``'s cases (verdict, blocking, note)."""
+    keep = set(head)
+    rows = compare_sim_scaling(
+        measurements({k: v for k, v in base.items() if k in keep}),
+        measurements(head),
+        measurements({k: v for k, v in again.items() if k in keep}),
+        gate_config(),
+    )
+    return [
+        f"{r.verdict.value:>10} {'blocking' if r.blocking else 'report  '} "
+        f"{dict(r.key.params)['task']} {dict(r.key.params)['path']} "
+        f"N={dict(r.key.params)['num_envs']}: {r.note}"
+        for r in rows
+    ]
+
+
+def spreads(base: Counted, again: Counted) -> list[str]:
+    """Per T, the largest relative difference of E(T) (instructions, cycles) and of the
+    serial share between the base's two counts."""
+    lines = []
+    for threads in sorted({c[3] for c in base}):
+        cases = [c for c in base if c[3] == threads and c in again]
+        parts = []
+        for name in ("efficiency_instructions", "efficiency", "serial_share_instructions"):
+            worst = max(abs(again[c][name] / base[c][name] - 1.0) for c in cases)
+            parts.append(f"{name} {worst:.4%}")
+        lines.append(f"T={threads}: largest base/again difference over {len(cases)} cases: "
+                     + ", ".join(parts))  # fmt: skip
+    return lines
+
+
+def run_trials(
+    work: Path, share: float, imbalance_passes: int, tasks: Sequence[str], paths: Sequence[str]
+) -> None:
+    src = REPO / "termplan" / "src"
+    g1 = grid(tasks, paths, [2048, 8192], [8, 32, 64])
+    serial = "assembled" in paths  # the serial head edits the assembled path
+    probe = grid(tasks, ["assembled"], [2048, 8192], [8])
+    one_pass = patched(work, "probe", {PLAN_PATH: serial_edit({})})
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        jobs = {
+            "base": pool.submit(count, g1, src),
+            "again": pool.submit(count, g1, src, {LAYOUT_VARIABLE: "1"}),
+        }
+        if serial:
+            jobs["probe"] = pool.submit(count, probe, one_pass)
+        got = {k: j.result() for k, j in jobs.items()}
+    passes = {}
+    for (task, _path, n, _t), f in got.get("probe", {}).items():
+        base = got["base"][(task, "assembled", n, 8)]
+        per_pass = f["serial_instructions"] - base["serial_instructions"]
+        passes[(task, n)] = max(1, round(share * base["total_instructions"] / per_pass))
+        print(f"{task}: serial pass at N={n}: {per_pass:.0f} instructions; {passes[(task, n)]} "
+              f"passes = {passes[(task, n)] * per_pass / base['total_instructions']:.2%} of "
+              f"{base['total_instructions']:.0f}")  # fmt: skip
+    uneven: dict[Path, tuple[str, str]] = {PLAN_PATH: serial_edit(passes)} if serial else {}
+    alike: dict[Path, tuple[str, str]] = {}
+    for task in tasks:
+        uneven.update(kernel_edit(task, True, imbalance_passes))
+        alike.update(kernel_edit(task, False, 1))
+    heads = {
+        "serial+imbalance": patched(work, "head1", uneven),
+        "alike": patched(work, "head2", alike),
+    }
+    hw = [c for c in g1 if c[1] == "handwritten"]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        counted = {
+            "serial+imbalance": pool.submit(count, g1, heads["serial+imbalance"]),
+            "alike": pool.submit(count, hw, heads["alike"]),
+        }
+        results = {k: j.result() for k, j in counted.items()}
+    doc = {k: {repr(c): f for c, f in v.items()} for k, v in {**got, **results}.items()}
+    (work / "trials.json").write_text(json.dumps(doc, indent=1))
+    print("\n## A/A: the base counted twice\n" + "\n".join(spreads(got["base"], got["again"])))
+    for name, head in results.items():
+        print(f"\n## {name}\n" + table(head))
+        print("\n".join(decide(got["base"], head, got["again"])))
+    print("\n## base\n" + table(got["base"]))
+    print("\n## alike, single-thread sim cases (sim_hot_slice)")
+    print("\n".join(single_thread(tasks, src, heads["alike"])))
+
+
+def count_single(
+    cases: Sequence[tuple[str, str, str, int]],
+    src: Path,
+    env_extra: Mapping[str, str] | None = None,
+) -> dict[CaseKey, Measurement]:
+    """The single-thread sim family's measurements of ``cases``, one valgrind process."""
+    spec = harness.SimSpec(
+        "benchmarks", str(REPO / "benchmarks"), "benchmarks.sim_hot_slice", "SimHotSlice",
+        tuple(harness.SimCase(f"case{i:04d}", c) for i, c in enumerate(cases)), WEIGHTS, 1,
+    )  # fmt: skip
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(src), str(REPO), str(REPO / "perfgate" / "src")])
+    env.update(env_extra or {})
+    out = harness.measure(spec, env=env, target_mode=TARGET["mode"])
+    if out.failed:
+        raise SystemExit(f"cases failed: {json.dumps(out.failed, indent=1)[:3000]}")
+    found: dict[CaseKey, Measurement] = {}
+    for case in spec.cases:
+        task, profile, path, n = case.params
+        params = (("task", repr(task)), ("profile", repr(profile)), ("path", repr(path)),
+                  ("num_envs", str(n)))  # fmt: skip
+        values = per_call(out.events[case.id], WEIGHTS)
+        for bench, (name, unit) in FIGURES.items():
+            key = CaseKey(f"sim_hot_slice.SimHotSlice.{bench}", params)
+            found[key] = Measurement(key, (values[name],), version="trial", unit=unit)
+    return found
+
+
+def single_thread(tasks: Sequence[str], src: Path, head_src: Path) -> list[str]:
+    """The alike head judged by the single-thread sim cases: base, base again (layout
+    shifted) and head, the gate's rows (`compare_sim`)."""
+    cases = [(t, "sac_default", "handwritten", n) for t in tasks for n in (2048, 8192)]
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+        base = pool.submit(count_single, cases, src)
+        again = pool.submit(count_single, cases, src, {LAYOUT_VARIABLE: "1"})
+        head = pool.submit(count_single, cases, head_src)
+        rows = compare_sim(base.result(), head.result(), again.result(), gate_config())
+    return [
+        f"{r.verdict.value:>10} {'blocking' if r.blocking else 'report  '} "
+        f"{dict(r.key.params)['task']} N={dict(r.key.params)['num_envs']}: {r.note}"
+        for r in rows
+    ]
+
+
+def run_wall(work: Path) -> None:
+    """Projected E(2) (counted) vs the wall clock's E(2), every Numba path, both tasks."""
+    from benchmarks._common import Case as Built
+    from benchmarks._common import interleaved_medians
+
+    cases = grid(["g1_walk", "motion_tracking"], ["handwritten", "assembled"], [2048, 8192], [2])
+    projected = count(cases, REPO / "termplan" / "src")
+    print("| task | path | N | projected E(2) | wall E(2) (workqueue) |")
+    print("|---|---|---:|---:|---:|")
+    for task, path, n, _t in cases:
+        one = Built(task, "sac_default", path, n, 1)
+        two = Built(task, "sac_default", path, n, 2, one.batch)
+        t1, t2 = interleaved_medians([one, two], min_rounds=31, max_rounds=201, budget_s=20.0)
+        e = projected[(task, path, n, 2)]["efficiency_instructions"]
+        print(f"| {task} | {path} | {n} | {e:.3f} | {t1 / (2 * t2):.3f} |")
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("mode", choices=("project", "trials", "wall"))
+    parser.add_argument("--work", type=Path, required=True)
+    parser.add_argument("--serial-share", type=float, default=0.03)
+    parser.add_argument("--imbalance-passes", type=int, default=2)
+    parser.add_argument(
+        "--tasks",
+        default="g1_walk,motion_tracking",
+        help="project: both tasks; trials: give g1_walk or motion_tracking or both",
+    )
+    parser.add_argument("--sizes", default="2048,8192")
+    parser.add_argument(
+        "--paths",
+        default="handwritten,assembled",
+        help="trials: the Numba paths counted (handwritten alone: no serial head)",
+    )
+    parser.add_argument(
+        "--target",
+        choices=("auto", "host", "valgrind"),
+        default="auto",
+        help="the JIT's CPU under valgrind (valgrind: code valgrind decodes)",
+    )
+    args = parser.parse_args(argv)
+    TARGET["mode"] = args.target
+    args.work.mkdir(parents=True, exist_ok=True)
+    if args.mode == "project":
+        cases = grid(args.tasks.split(","), ["handwritten", "assembled"],
+                     [int(n) for n in args.sizes.split(",")], [8, 32, 64])  # fmt: skip
+        counted = count(cases, REPO / "termplan" / "src")
+        (args.work / "project.json").write_text(
+            json.dumps({repr(c): f for c, f in counted.items()}, indent=1)
+        )
+        print(table(counted))
+    elif args.mode == "trials":
+        tasks, paths = args.tasks.split(","), args.paths.split(",")
+        run_trials(args.work, args.serial_share, args.imbalance_passes, tasks, paths)
+    else:
+        os.environ.setdefault("NUMBA_THREADING_LAYER", "workqueue")
+        run_wall(args.work)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

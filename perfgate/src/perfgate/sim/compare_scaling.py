@@ -1,0 +1,212 @@
+"""Rows of the simulated scaling family (pure): projected E(T) and serial share, head vs base.
+
+A case of a `perfgate.sim.scaling_suite.SimScalingBenchmark` family (T threads, counted per
+thread under callgrind; `perfgate.sim.scaling`) gives two rows, each from one count per side:
+
+* **E(T)**, the projected parallel efficiency; higher is better, so the row's ratio is
+  base/head (above 1: the efficiency dropped by that factor);
+* **the serial share**, the calling thread's work over all the work; the ratio is head/base.
+
+Each is decided on one of two weightings of the counts: estimated cycles (the cost model)
+where the base's two counts (the second with its memory layout shifted) agree within
+``[tool.perfgate.sim] tolerance``, else instructions alone where they do; else the weighting
+that moved less, if by at most half the case's threshold (its interval widened by that
+much); beyond that the case is refused (INVALID, the gate's exit 3): determinism is checked,
+not assumed. In practice the instructions decide: valgrind runs the threads one at a time
+through one simulated cache, in an order the host's scheduler picks, so the workers' misses
+moved by up to 20% between two processes here while their instructions agreed within 0.1%.
+
+Ratio beyond 1 + threshold (the family's rule of ``[tool.perfgate.thresholds]``, e.g.
+``'^sim_scaling\\.' = 0.05``): REGRESSED, blocking when the family is in ``blocking``; unless
+the projected time at T (the critical path, same weighting) got faster beyond the threshold:
+then the efficiency fell because the parallel work shrank, nothing runs slower at T, and the
+row is reported only (as the wall clock's efficiency cases do). Below 1 / (1 + threshold):
+IMPROVED. A base with no second count is INVALID (not checked).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from perfgate.case_pairs import CasePair, explained, untestable
+from perfgate.config import GateConfig
+from perfgate.model import CaseComparison, CaseKey, Measurement, Reason, natural_key
+from perfgate.verdict import CaseVerdict
+
+Side = Mapping[CaseKey, Measurement]
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One decided figure of the family: its benchmark per weighting, and its direction."""
+
+    name: str
+    by_cycles: str
+    by_instructions: str
+    higher_is_better: bool
+
+
+EFFICIENCY = Figure("E(T)", "track_efficiency", "track_efficiency_instructions", True)
+SERIAL_SHARE = Figure(
+    "serial share", "track_serial_share", "track_serial_share_instructions", False
+)
+#: the projected time at T per weighting (a drop it explains does not block)
+CRITICAL_PATH = {
+    "cycles": "track_critical_path",
+    "instructions": "track_critical_path_instructions",
+}
+#: a row's note when the projected time at T got faster
+SPEEDUP_NOTE = "reported only: the projected time at {threads} threads got faster ({change})"
+
+
+def _key(key: CaseKey, benchmark: str) -> CaseKey:
+    owner = key.benchmark.rsplit(".", 1)[0]
+    return CaseKey(f"{owner}.{benchmark}", key.params)
+
+
+def _value(side: Side, key: CaseKey) -> float | None:
+    m = side.get(key)
+    return None if m is None or m.failed or not m.median else m.median
+
+
+def _spread(base: Side, again: Side, key: CaseKey) -> float | None:
+    first, second = _value(base, key), _value(again, key)
+    if first is None or second is None:
+        return None
+    return abs(second / first - 1.0)
+
+
+def _choose(
+    key: CaseKey, figure: Figure, base: Side, again: Side, tolerance: float, bound: float
+) -> tuple[str, CaseKey, float] | float | None:
+    """(weighting, its key, its spread) of the deciding weighting; the least spread when
+    none is within ``bound`` (refused); None when the base has no second count."""
+    options = [
+        (weighting, k, s)
+        for weighting, k in (
+            ("cycles", _key(key, figure.by_cycles)),
+            ("instructions", _key(key, figure.by_instructions)),
+        )
+        if (s := _spread(base, again, k)) is not None
+    ]
+    if not options:
+        return None
+    exact = [o for o in options if o[2] <= tolerance]
+    if exact:
+        return exact[0]
+    least = min(options, key=lambda o: o[2])
+    return least if least[2] <= bound else least[2]
+
+
+def _ratio(figure: Figure, base: float, head: float) -> float:
+    """Above 1: worse (base/head of a higher-is-better figure)."""
+    return base / head if figure.higher_is_better else head / base
+
+
+def scaling_row(
+    key: CaseKey, figure: Figure, base: Side, head: Side, again: Side, config: GateConfig
+) -> CaseComparison:
+    """One case's row for ``figure`` (``key``: the case's ``figure.by_cycles`` benchmark)."""
+    threshold = config.sim_threshold_for(key.benchmark)
+    a, b = base.get(key), head.get(key)
+    row = CaseComparison(
+        key=key,
+        verdict=CaseVerdict.INCONCLUSIVE,
+        threshold=threshold,
+        blocking=config.can_block(key.benchmark),
+        n_base=2 if a is not None else 0,
+        n_head=1 if b is not None else 0,
+        base_median=a.median if a else None,
+        head_median=b.median if b else None,
+        unit=next((m.unit for m in (b, a) if m is not None), "efficiency"),
+        instrument="sim",
+    )
+    decided = untestable(CasePair(key, a, b), row, min_samples=1)
+    if decided is not None:
+        return decided
+    chosen = _choose(key, figure, base, again, config.sim.tolerance, threshold / 2.0)
+    if chosen is None:
+        return explained(row, CaseVerdict.INVALID, Reason.SIM_UNCHECKED)
+    if isinstance(chosen, float):
+        return explained(
+            row, CaseVerdict.INVALID, Reason.SIM_UNSTABLE, spread=chosen, bound=threshold / 2
+        )
+    weighting, decisive, own = chosen
+    return _decided(row, figure, weighting, decisive, own, base, head)
+
+
+def _decided(
+    row: CaseComparison,
+    figure: Figure,
+    weighting: str,
+    decisive: CaseKey,
+    own: float,
+    base: Side,
+    head: Side,
+) -> CaseComparison:
+    a, b = _value(base, decisive), _value(head, decisive)
+    if a is None or b is None:
+        return explained(row, CaseVerdict.INVALID, Reason.SIM_UNCHECKED)
+    ratio = _ratio(figure, a, b)
+    threads = row.key.param("threads") or "T"
+    text = (
+        f"projected at {threads} threads, {figure.name} {_show(figure, a)} -> "
+        f"{_show(figure, b)} ({b / a - 1.0:+.1%}; {weighting})"
+    )
+    row = replace(
+        row,
+        ratio=ratio,
+        ci_low=ratio / (1.0 + own),
+        ci_high=ratio * (1.0 + own),
+        base_median=a,
+        head_median=b,
+        figure=weighting,
+    )
+    if ratio > 1.0 + row.threshold:
+        row = explained(
+            row, CaseVerdict.REGRESSED, Reason.SIM_CHANGED, direction="worse", moved=text
+        )
+        return _explained_by_speedup(row, weighting, base, head, threads)
+    if ratio < 1.0 / (1.0 + row.threshold):
+        return explained(
+            row, CaseVerdict.IMPROVED, Reason.SIM_CHANGED, direction="better", moved=text
+        )
+    return explained(
+        row, CaseVerdict.UNCHANGED, Reason.SIM_WITHIN, threshold=row.threshold, moved=text
+    )
+
+
+def _show(figure: Figure, value: float) -> str:
+    return f"{value:.3f}" if figure.higher_is_better else f"{value:.2%}"
+
+
+def _explained_by_speedup(
+    row: CaseComparison, weighting: str, base: Side, head: Side, threads: str
+) -> CaseComparison:
+    """``row`` made non-blocking when the projected time at T got faster beyond the
+    threshold (the drop comes from less parallel work, not from more serial work)."""
+    path = _key(row.key, CRITICAL_PATH[weighting])
+    a, b = _value(base, path), _value(head, path)
+    if a is None or b is None or b >= a / (1.0 + row.threshold):
+        return row
+    note = SPEEDUP_NOTE.format(threads=threads, change=f"{b / a - 1.0:+.1%}")
+    return replace(row, blocking=False, note=f"{row.note}; {note}")
+
+
+def is_scaling_case(key: CaseKey, config: GateConfig) -> bool:
+    """True for the E(T) benchmark of a case of a sim scaling family."""
+    return key.benchmark.endswith(f".{EFFICIENCY.by_cycles}") and config.is_sim(key.benchmark)
+
+
+def compare_sim_scaling(
+    base: Side, head: Side, base_again: Side, config: GateConfig
+) -> list[CaseComparison]:
+    """E(T) and serial-share rows of every scaling case measured on either side."""
+    keys = sorted({k for k in (*base, *head) if is_scaling_case(k, config)}, key=natural_key)
+    rows = []
+    for key in keys:
+        for figure in (EFFICIENCY, SERIAL_SHARE):
+            own = _key(key, figure.by_cycles)
+            rows.append(scaling_row(own, figure, base, head, base_again, config))
+    return rows

@@ -1,0 +1,174 @@
+"""Run a scaling family's cases per thread: once natively, then once under callgrind with
+``--separate-threads=yes``; per case and measured call, the calling thread's counts and each
+worker's (`perfgate.sim.scaling.ThreadCounts`).
+
+As `perfgate.sim.harness` (same stages, same deterministic environment, same JIT target), with
+three differences in the measured process (`perfgate.sim.thread_child`):
+
+* Numba's pool has ``pool`` threads (``NUMBA_NUM_THREADS``, whatever the machine's cores: a
+  thread count the runner does not have is counted all the same, valgrind running one thread
+  at a time) and each case masks it to its own T;
+* the threading layer is pinned to ``workqueue``: the calling thread runs no chunk of a
+  parallel loop, so its counts are exactly the call's serial work and each worker's are its
+  share (with ``omp`` the calling thread also runs a chunk and its serial work would have to
+  be estimated; measured at N=8192, 8 threads: main 988,441 = a chunk of ~699,300 plus
+  ~289,000, against 298,274 with ``workqueue``), and no spinning wait is counted;
+* the dumps are read per thread (`read_thread_dumps`): a call must have one dump of the
+  calling thread and exactly T of distinct workers, else the case fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from perfgate.sim import callgrind, child, harness, target, thread_child, worker_dump
+from perfgate.sim.cost import Events
+from perfgate.sim.scaling import ThreadCounts
+
+_THREAD = re.compile(r"^thread: (\d+)$", re.MULTILINE)
+
+
+def command(out_dir: Path, argv: Sequence[str]) -> list[str]:
+    """`callgrind.command` with one dump file per thread."""
+    cmd = callgrind.command(out_dir, argv)
+    at = cmd.index("--tool=callgrind") + 1
+    return [*cmd[:at], "--separate-threads=yes", *cmd[at:]]
+
+
+def read_thread_dumps(out_dir: Path, names: Iterable[str]) -> dict[str, dict[int, Events]]:
+    """Per expected dump name, the counts of each thread that dumped it (callgrind's thread
+    number -> counts): a client request dumps the counts of the thread that issues it, since
+    that thread's last dump or zero. A name dumped twice by one thread, or a dump file
+    without its thread (not a per-thread run), is a ValueError."""
+    wanted = set(names)
+    found: dict[str, dict[int, Events]] = {}
+    for path in sorted(out_dir.glob("callgrind.out*")):
+        text = callgrind._header(path)
+        dump = callgrind.parse_dump(text)
+        if dump is None or dump.name not in wanted:
+            continue
+        thread = _THREAD.search(text)
+        if thread is None:
+            raise ValueError(f"callgrind dump {path.name} names no thread (not per thread?)")
+        threads = found.setdefault(dump.name, {})
+        number = int(thread.group(1))
+        if number in threads:
+            raise ValueError(f"thread {number} dumped {dump.name!r} twice in {out_dir}")
+        threads[number] = dump.events
+    return found
+
+
+def thread_counts(
+    dumps: Mapping[str, Mapping[int, Events]], case: str, call: int, threads: int
+) -> ThreadCounts:
+    """One measured call's counts: its calling thread's dump and its ``threads`` workers'
+    (in thread order); a ValueError says what is missing."""
+    own = dumps.get(child.dump_name(case, call), {})
+    theirs = dumps.get(thread_child.worker_dump_name(case, call), {})
+    if len(own) != 1:
+        raise ValueError(f"call {call}: expected one dump of the calling thread, got {len(own)}")
+    ((main, serial),) = own.items()
+    if len(theirs) != threads or main in theirs:
+        raise ValueError(
+            f"call {call}: expected {threads} workers' dumps from threads other than the "
+            f"calling thread ({main}), got threads {sorted(theirs)}"
+        )
+    return ThreadCounts(serial, tuple(theirs[t] for t in sorted(theirs)))
+
+
+@dataclass(frozen=True)
+class ThreadOutcome:
+    """Per case id: its per-thread counts per measured call (ok), or why it has none."""
+
+    counts: Mapping[str, tuple[ThreadCounts, ...]]
+    skipped: Mapping[str, str]
+    failed: Mapping[str, str]
+    fingerprint: Mapping[str, str]
+
+
+def measured_environment(
+    env: Mapping[str, str], jit: Mapping[str, str], pool: int
+) -> dict[str, str]:
+    """`harness.measured_environment` with a pool of ``pool`` threads on the workqueue
+    layer (the BLAS and OpenMP pools stay at one thread)."""
+    return {
+        **harness.measured_environment(env, jit),
+        "NUMBA_NUM_THREADS": str(pool),
+        "NUMBA_THREADING_LAYER": worker_dump.LAYER,
+    }
+
+
+def measure(
+    spec: harness.SimSpec,
+    pool: int,
+    env: Mapping[str, str] | None = None,
+    target_mode: str = "auto",
+    timeout_s: float = 3600.0,
+    python: str = sys.executable,
+    stage: harness.Stage = harness.Stage.BOTH,
+) -> ThreadOutcome:
+    """The per-thread counts of every case of ``spec`` with a pool of ``pool`` threads (see
+    the module and `harness.measure`, whose stages and errors this follows)."""
+    version = callgrind.valgrind_version()
+    base_env = dict(os.environ if env is None else env)
+    jit = target.resolve(target_mode, python, base_env)
+    child_env = measured_environment(base_env, jit, pool)
+    with tempfile.TemporaryDirectory(prefix="perfgate-simt-") as tmp:
+        work = Path(tmp)
+        argv = [python, "-m", "perfgate.sim.thread_child", str(work / "spec.json")]
+        document = harness._spec_document(spec, work / "status.json")
+        (work / "spec.json").write_text(json.dumps(document))
+        if stage is not harness.Stage.COUNT:
+            native = harness._native_pass(work, argv, child_env, timeout_s)
+            if stage is harness.Stage.PREPARE:
+                prepared = {"state": "skipped", "message": harness.PREPARED}
+                states = {c: s if s["state"] != "ok" else prepared for c, s in native.items()}
+                return _outcome(spec, states, {}, {})
+        tail = harness._run(command(work, argv), child_env, timeout_s, "simulated")
+        simulated = harness._status(work / "status.json", "simulated", tail)
+        if not simulated.get("on_valgrind"):
+            raise harness.SimRunError(
+                f"sim: the simulated pass did not run under valgrind:\n{tail}"
+            )
+        names = [
+            name(c.id, i)
+            for c in spec.cases
+            for i in range(len(spec.weights))
+            for name in (child.dump_name, thread_child.worker_dump_name)
+        ]
+        dumps = read_thread_dumps(work, names)
+    fingerprint = {**callgrind.fingerprint(version, jit), "layer": worker_dump.LAYER}
+    return _outcome(spec, simulated["cases"], dumps, fingerprint)
+
+
+def _outcome(
+    spec: harness.SimSpec,
+    states: Mapping[str, Mapping[str, Any]],
+    dumps: Mapping[str, Mapping[int, Events]],
+    fingerprint: Mapping[str, str],
+) -> ThreadOutcome:
+    counts: dict[str, tuple[ThreadCounts, ...]] = {}
+    skipped: dict[str, str] = {}
+    failed: dict[str, str] = {}
+    for case in spec.cases:
+        state = states.get(case.id, {"state": "failed", "message": "no status"})
+        if state["state"] == "skipped":
+            skipped[case.id] = state["message"]
+        elif state["state"] != "ok":
+            failed[case.id] = state["message"]
+        else:
+            try:
+                calls = range(len(spec.weights))
+                threads = int(state["threads"])
+                counts[case.id] = tuple(thread_counts(dumps, case.id, i, threads) for i in calls)
+            except ValueError as exc:
+                failed[case.id] = f"callgrind's per-thread counts of this case: {exc}"
+    return ThreadOutcome(counts, skipped, failed, fingerprint)
