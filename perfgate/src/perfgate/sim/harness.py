@@ -26,6 +26,7 @@ from typing import Any
 
 from perfgate.errors import UserError
 from perfgate.sim import callgrind, child, target
+from perfgate.sim.attribution import keep
 from perfgate.sim.cost import Events
 
 #: the measured process is single-threaded: valgrind serializes threads anyway, and a pool's
@@ -117,7 +118,9 @@ def child_environment(env: Mapping[str, str]) -> dict[str, str]:
     """The measured process's environment: the caller's without asv's own variables (they
     name the round's folders, whose lengths differ between sides and would shift the stack),
     plus the settings that make a count repeatable."""
-    kept = {k: v for k, v in env.items() if not k.startswith("ASV")}
+    kept = {
+        k: v for k, v in env.items() if not k.startswith("ASV") and k != keep.PROFILES_VARIABLE
+    }
     return {**kept, **callgrind.DETERMINISTIC_ENV}
 
 
@@ -183,7 +186,11 @@ def measure(
     with tempfile.TemporaryDirectory(prefix="perfgate-sim-") as tmp:
         work = Path(tmp)
         argv = [python, "-m", "perfgate.sim.child", str(work / "spec.json")]
-        (work / "spec.json").write_text(json.dumps(_spec_document(spec, work / "status.json")))
+        document = _spec_document(spec, work / "status.json")
+        kept = keep.folder(base_env)
+        if kept is not None:  # the per-function data, kept beside the counts
+            document.update(keep.spec_fields(work, kept))
+        (work / "spec.json").write_text(json.dumps(document))
         if stage is not Stage.COUNT:
             native = _native_pass(work, argv, child_env, timeout_s)
             if stage is Stage.PREPARE:
@@ -196,7 +203,17 @@ def measure(
             raise SimRunError(f"sim: the simulated pass did not run under valgrind:\n{tail}")
         names = [child.dump_name(c.id, i) for c in spec.cases for i in range(len(spec.weights))]
         dumps = callgrind.read_dumps(work, names)
+        if kept is not None:
+            _keep(kept, work, spec, simulated["cases"])
     return _outcome(spec, simulated["cases"], dumps, callgrind.fingerprint(version, jit))
+
+
+def _keep(kept: Path, work: Path, spec: SimSpec, states: Mapping[str, Any]) -> None:
+    """Keep the per-function data of every case counted ok (`perfgate.sim.attribution.keep`)."""
+    ok = [(c.id, c.params) for c in spec.cases if states.get(c.id, {}).get("state") == "ok"]
+    calls = range(len(spec.weights))
+    names = {c: [child.dump_name(c, i) for i in calls] for c, _ in ok}
+    keep.save(kept, work, ok, names, spec.weights)
 
 
 def _native_pass(
