@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perfgate.sim.attribution.table import FunctionsTable, metric
+from perfgate.sim.attribution.table import FunctionsTable, is_interpreter, metric
 
 #: the default figure and tolerance (the gate's sim tolerance)
 FIGURE = "instructions"
@@ -32,6 +32,10 @@ class Moved:
     kernel: bool
     #: the caller whose calls into this function moved most, the same way (None: none)
     caller: str | None = None
+    #: following such callers up: the last function before the Python interpreter, the
+    #: operation Python code called (``PyArray_Sum``: ``ndarray.sum``); None where the
+    #: chain does not reach the interpreter or is the caller itself
+    entry: str | None = None
 
     @property
     def delta(self) -> float:
@@ -85,10 +89,33 @@ def compact(value: float) -> str:
 
 def _where(moved: Moved) -> str:
     text = f"{compact(moved.delta)} in `{moved.label}`"
-    return text + (f" called from `{moved.caller}`" if moved.caller else "")
+    if moved.caller:
+        text += f" called from `{moved.caller}`"
+    if moved.entry:
+        text += f" (from Python via `{moved.entry}`)"
+    return text
 
 
-def _caller(base: FunctionsTable, head: FunctionsTable, label: str, figure: str, sign: float) -> str | None:
+def _entry(
+    base: FunctionsTable, head: FunctionsTable, label: str, figure: str, sign: float
+) -> tuple[str | None, str | None]:
+    """(the caller of ``label`` that moved most, the last function before the interpreter
+    on the chain of such callers); see `Moved`."""
+    objects = {**base.objects, **head.objects}
+    first = _caller(base, head, label, figure, sign)
+    chain, current = [label], first
+    while current is not None and current not in chain:
+        if is_interpreter(objects.get(current, "")):
+            entry = chain[-1]
+            return first, entry if entry not in (label, first) else None
+        chain.append(current)
+        current = _caller(base, head, current, figure, sign)
+    return first, None
+
+
+def _caller(
+    base: FunctionsTable, head: FunctionsTable, label: str, figure: str, sign: float
+) -> str | None:
     """The caller of ``label`` whose calls into it moved most in direction ``sign``."""
     best, best_delta = None, 0.0
     callers = {a for a, b in (*base.calls, *head.calls) if b == label}
@@ -122,14 +149,12 @@ def attribute(
         h = metric(head.own.get(label, zero), head.events, figure)
         if abs(h - b) > limit:
             sign = 1.0 if h > b else -1.0
-            caller = _caller(base, head, label, figure, sign)
-            moved.append(Moved(label, b, h, label in kernels, caller))
+            caller, entry = _entry(base, head, label, figure, sign)
+            moved.append(Moved(label, b, h, label in kernels, caller, entry))
         elif label in kernels and (b > 0 or h > 0) and _is_kernel_itself(label):
             unchanged.append(label)
     moved.sort(key=lambda m: (-abs(m.delta), m.label))
-    return Attribution(
-        figure, base_total, head_total, tolerance, tuple(moved), tuple(unchanged)
-    )
+    return Attribution(figure, base_total, head_total, tolerance, tuple(moved), tuple(unchanged))
 
 
 def _is_kernel_itself(label: str) -> bool:
