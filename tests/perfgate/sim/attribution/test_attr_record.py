@@ -1,0 +1,49 @@
+"""perfgate.sim.attribution.record in this process: a compiled kernel's code ranges and
+code, and what the measured process is told (or not told) about keeping them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from perfgate.sim import harness
+from perfgate.sim.attribution import keep, record
+
+
+@pytest.mark.numba
+def test_a_compiled_kernel_is_placed_by_its_object_code(tmp_path: Path) -> None:
+    """The kernel's entry address lies in its own range (sizes read from the object code
+    held after a compile), its wrappers in theirs; its code is written as asm and IR."""
+    import numba
+    import numpy as np
+
+    @numba.njit
+    def attr_probe_kernel(a: np.ndarray) -> float:
+        return float(a.sum() * 2.0)
+
+    attr_probe_kernel(np.ones(8))
+    ((_, cres),) = attr_probe_kernel.overloads.items()
+    entry = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+    ranges = record.kernel_map()
+    found = ranges.find(entry)
+    assert found is not None and found.label.endswith("attr_probe_kernel") and found.size > 0
+    assert found.start == entry
+    labels = {r.label for r in ranges.ranges if r.kernel == found.kernel}
+    assert f"{found.kernel} (Python wrapper)" in labels
+    written = record.write_code(tmp_path / "code")
+    assert found.kernel in written
+
+
+def test_the_profiles_folder_never_reaches_the_measured_process() -> None:
+    """Its path's length differs by side and would move the measured process's stack."""
+    env = {keep.PROFILES_VARIABLE: "/tmp/run/head", "PATH": "/usr/bin"}
+    assert keep.PROFILES_VARIABLE not in harness.child_environment(env)
+    assert keep.folder(env) == Path("/tmp/run/head") and keep.folder({}) is None
+
+
+def test_case_folders_are_named_by_parameters() -> None:
+    """The same case has the same folder on both sides, whatever its id in the run."""
+    params = ("motion_tracking", "sac_default", "handwritten", 2048)
+    assert keep.case_slug(params) == "motion_tracking-sac_default-handwritten-2048"
+    assert keep.case_slug(("a/b", 1.5)) == "a_b-1.5"
