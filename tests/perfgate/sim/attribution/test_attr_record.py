@@ -4,6 +4,7 @@ code, and what the measured process is told (or not told) about keeping them."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,8 +24,9 @@ def test_a_compiled_kernel_is_placed_by_its_object_code(tmp_path: Path) -> None:
         return float(a.sum() * 2.0)
 
     attr_probe_kernel(np.ones(8))
-    ((_, cres),) = attr_probe_kernel.overloads.items()
-    entry = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+    ((_, cres),) = attr_probe_kernel.overloads.items()  # a CompileResult
+    library: Any = getattr(cres, "library")  # noqa: B009 (not in numba's stubs)
+    entry = library.get_pointer_to_function(getattr(cres, "fndesc").llvm_func_name)  # noqa: B009
     ranges = record.kernel_map()
     found = ranges.find(entry)
     assert found is not None and found.label.endswith("attr_probe_kernel") and found.size > 0
