@@ -65,3 +65,24 @@ def test_cycles_count_the_misses_and_a_faster_head_is_named_too() -> None:
 def test_counts_are_written_short(value: float, text: str) -> None:
     """Three significant digits or fewer, with the sign."""
     assert compact(value) == text
+
+
+def _parts(loop: float) -> FunctionsTable:
+    """A parallel kernel's functions: its own, its gufunc wrapper and parfor loop."""
+    own = {
+        "motion_kernel": (3_000.0,),
+        "motion_kernel (gufunc wrapper)": (1_000.0,),
+        "motion_kernel (parfor loop)": (loop,),
+        "NRT_decref (Numba runtime)": (10.0,),
+        "main": (5_000.0,),
+    }
+    return FunctionsTable(("Ir",), own, own, {}, frozenset(own) - {"main"})
+
+
+def test_a_kernel_is_unchanged_only_when_none_of_its_functions_moved() -> None:
+    """Its parts are named once, by the kernel; a kernel whose parfor loop moved is not."""
+    same = attribute(_parts(1_000_000.0), _parts(1_000_000.0))
+    assert same.unchanged_kernels == ("motion_kernel",)
+    grown = attribute(_parts(1_000_000.0), _parts(1_020_000.0))
+    assert [m.label for m in grown.moved] == ["motion_kernel (parfor loop)"]
+    assert grown.unchanged_kernels == ()

@@ -53,7 +53,8 @@ class Attribution:
     tolerance: float
     #: functions that moved beyond the tolerance, largest change (by size) first
     moved: tuple[Moved, ...]
-    #: kernels (on either side) whose own cost moved by no more than the tolerance
+    #: kernels (on either side) none of whose functions (the kernel, its wrappers, its
+    #: parfor loops) moved beyond the tolerance
     unchanged_kernels: tuple[str, ...]
 
     @property
@@ -151,12 +152,17 @@ def attribute(
             sign = 1.0 if h > b else -1.0
             caller, entry = _entry(base, head, label, figure, sign)
             moved.append(Moved(label, b, h, label in kernels, caller, entry))
-        elif label in kernels and (b > 0 or h > 0) and _is_kernel_itself(label):
-            unchanged.append(label)
+        elif label in kernels and (b > 0 or h > 0) and not label.endswith(_RUNTIME):
+            unchanged.append(kernel_of(label))
     moved.sort(key=lambda m: (-abs(m.delta), m.label))
-    return Attribution(figure, base_total, head_total, tolerance, tuple(moved), tuple(unchanged))
+    still = sorted(set(unchanged) - {kernel_of(m.label) for m in moved if m.kernel})
+    return Attribution(figure, base_total, head_total, tolerance, tuple(moved), tuple(still))
 
 
-def _is_kernel_itself(label: str) -> bool:
-    """A kernel's own function or its parfor loop (not a wrapper, not the runtime)."""
-    return not label.endswith(("(Python wrapper)", "(C wrapper)", "(Numba runtime)"))
+_RUNTIME = "(Numba runtime)"
+
+
+def kernel_of(label: str) -> str:
+    """The kernel a kernel function's label belongs to: ``motion_kernel (parfor loop)`` ->
+    ``motion_kernel``."""
+    return label.split(" (", 1)[0]
