@@ -136,9 +136,11 @@ def test_the_variables_a_sim_run_reads_reach_its_process() -> None:
     so the gate's preparing runs counted every case under valgrind)."""
     from perfgate.secrets import child_environment
     from perfgate.sim.child import LAYOUT_VARIABLE
+    from perfgate.sim.attribution.keep import PROFILES_VARIABLE
     from perfgate.sim.harness import PREPARE_VARIABLE
 
     names = (PREPARE_VARIABLE, LAYOUT_VARIABLE, "PERFGATE_BENCH", "PERFGATE_SIM_TARGET")
+    names += (PROFILES_VARIABLE,)
     seen = child_environment({name: "1" for name in names})
     assert set(names) <= set(seen)
 
