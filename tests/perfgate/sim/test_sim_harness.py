@@ -135,8 +135,8 @@ def test_the_variables_a_sim_run_reads_reach_its_process() -> None:
     TOKEN, ...): a variable the sim suite reads must survive it (PERFGATE_SIM_PASS did not,
     so the gate's preparing runs counted every case under valgrind)."""
     from perfgate.secrets import child_environment
-    from perfgate.sim.child import LAYOUT_VARIABLE
     from perfgate.sim.attribution.keep import PROFILES_VARIABLE
+    from perfgate.sim.child import LAYOUT_VARIABLE
     from perfgate.sim.harness import PREPARE_VARIABLE
 
     names = (PREPARE_VARIABLE, LAYOUT_VARIABLE, "PERFGATE_BENCH", "PERFGATE_SIM_TARGET")
