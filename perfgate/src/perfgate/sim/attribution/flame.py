@@ -4,7 +4,7 @@ less, grey: within the tolerance). Pure: two functions tables in, SVG text out.
 
 Callgrind keeps a call graph (who called whom, at what inclusive cost), not a tree; the
 tree is unfolded from it as gprof-style tools do: a frame's callees get the edges' costs
-scaled by the frame's share of its function's inclusive cost, a function already on the
+scaled by the frame's share of what all callers paid for its function, a function already on the
 path (recursion) is not entered again, and frames narrower than `MIN_SHARE` of the total
 are left out. Frames are matched between base and head by their path of labels.
 """
@@ -18,7 +18,7 @@ from perfgate.sim.attribution.table import FunctionsTable, metric
 
 WIDTH = 1200
 FRAME = 18
-MIN_SHARE = 0.005
+MIN_SHARE = 0.001
 MAX_DEPTH = 40
 _CHAR = 7.0  # pixels per character of the 12px monospace labels
 ROOT = "all"
@@ -53,7 +53,10 @@ def unfold(table: FunctionsTable, figure: str) -> Frame:
     floor = total * MIN_SHARE
     tops = {k: v - entered[k] for k, v in inclusive.items() if v - entered[k] >= floor}
     root = Frame(ROOT, total)
-    _grow(root, tops, 1.0, callees, inclusive, (ROOT,), floor)
+    # a frame's share of its function: of what its callers paid for it (the inclusive cost
+    # counts a recursion's inner calls again), else of its inclusive cost (a top)
+    paid = {k: entered[k] if entered[k] > 0 else v for k, v in inclusive.items()}
+    _grow(root, tops, 1.0, callees, paid, (ROOT,), floor)
     return root
 
 
