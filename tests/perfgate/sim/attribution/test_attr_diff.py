@@ -69,7 +69,7 @@ def test_counts_are_written_short(value: float, text: str) -> None:
 
 def _parts(loop: float) -> FunctionsTable:
     """A parallel kernel's functions: its own, its gufunc wrapper and parfor loop."""
-    own = {
+    own: dict[str, tuple[float, ...]] = {
         "motion_kernel": (3_000.0,),
         "motion_kernel (gufunc wrapper)": (1_000.0,),
         "motion_kernel (parfor loop)": (loop,),
