@@ -158,7 +158,10 @@ def main(argv: list[str]) -> int:
     for case in spec["cases"]:
         status["cases"][case["id"]] = run_case(factory, case, spec)
     del ballast  # alive until every case was measured
-    _record(spec, status["on_valgrind"])
+    try:
+        _record(spec, status["on_valgrind"])
+    except Exception:  # what is kept beside the counts never costs the counts themselves
+        status["record_error"] = traceback.format_exc()[-2000:]
     out = Path(spec["status"])
     tmp = out.with_name(out.name + f".tmp{os.getpid()}")
     tmp.write_text(json.dumps(status))

@@ -204,16 +204,18 @@ def measure(
         names = [child.dump_name(c.id, i) for c in spec.cases for i in range(len(spec.weights))]
         dumps = callgrind.read_dumps(work, names)
         if kept is not None:
-            _keep(kept, work, spec, simulated["cases"])
+            _keep(kept, work, spec, simulated)
     return _outcome(spec, simulated["cases"], dumps, callgrind.fingerprint(version, jit))
 
 
-def _keep(kept: Path, work: Path, spec: SimSpec, states: Mapping[str, Any]) -> None:
-    """Keep the per-function data of every case counted ok (`perfgate.sim.attribution.keep`)."""
+def _keep(kept: Path, work: Path, spec: SimSpec, status: Mapping[str, Any]) -> None:
+    """Keep the per-function data of every case counted ok (`perfgate.sim.attribution.keep`),
+    and why the measured process could not record its kernels, if it could not."""
+    states = status["cases"]
     ok = [(c.id, c.params) for c in spec.cases if states.get(c.id, {}).get("state") == "ok"]
     calls = range(len(spec.weights))
     names = {c: [child.dump_name(c, i) for i in calls] for c, _ in ok}
-    keep.save(kept, work, ok, names, spec.weights)
+    keep.save(kept, work, ok, names, spec.weights, status.get("record_error"))
 
 
 def _native_pass(

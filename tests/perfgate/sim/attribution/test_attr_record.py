@@ -49,3 +49,41 @@ def test_case_folders_are_named_by_parameters() -> None:
     params = ("motion_tracking", "sac_default", "handwritten", 2048)
     assert keep.case_slug(params) == "motion_tracking-sac_default-handwritten-2048"
     assert keep.case_slug(("a/b", 1.5)) == "a_b-1.5"
+
+
+def test_a_failing_record_costs_the_counts_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The measured process still writes every case's status when recording its kernels
+    fails; the failure is in the status, for the harness to keep beside the tables."""
+    import json
+    import sys
+
+    from perfgate.sim import child
+
+    package = tmp_path / "recbench"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "sim_rec.py").write_text(
+        "class SimRec:\n    @staticmethod\n    def sim_case(n):\n        return lambda: n * 2\n"
+    )
+    spec = {
+        "root_name": "recbench", "root_path": str(package), "module": "recbench.sim_rec",
+        "class": "SimRec", "cases": [{"id": "case0000", "params": [3]}], "calls": 1,
+        "warmup": 0, "status": str(tmp_path / "status.json"),
+        "kernels": str(tmp_path / "kernels.json"), "code": str(tmp_path / "code"),
+    }  # fmt: skip
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+
+    def broken(folder: Path) -> list[str]:
+        raise RuntimeError("numba internals moved")
+
+    monkeypatch.setattr(record, "write_code", broken)
+    try:
+        assert child.main([str(tmp_path / "spec.json")]) == 0
+    finally:
+        sys.modules.pop("recbench.sim_rec", None)
+        sys.modules.pop("recbench", None)
+    status = json.loads((tmp_path / "status.json").read_text())
+    assert status["cases"]["case0000"]["state"] == "ok"
+    assert "numba internals moved" in status["record_error"]

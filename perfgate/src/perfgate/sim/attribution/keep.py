@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from perfgate.atomic import write_json_atomic
+from perfgate.atomic import write_json_atomic, write_text_atomic
 from perfgate.errors import UserError
 from perfgate.sim.attribution import profile, table
 from perfgate.sim.attribution.kernels import KernelMap, read_map
@@ -97,10 +97,15 @@ def save(
     cases: Sequence[tuple[str, Sequence[Any]]],
     names: Mapping[str, list[str]],
     weights: Sequence[int],
+    record_error: str | None = None,
 ) -> list[Path]:
     """Keep every case of ``cases`` (id, params) whose dumps (``names[id]``) are all in
-    ``work``; the kernel map beside them. The case folders written."""
+    ``work``; the kernel map beside them, or ``record_error.txt``: why the measured process
+    could not record its kernels (their code then keeps its addresses). The case folders
+    written."""
     keep.mkdir(parents=True, exist_ok=True)
+    if record_error:
+        write_text_atomic(keep / "record_error.txt", record_error)
     kernels = kernel_map(work)
     target = keep / "kernels.json"
     if (work / "kernels.json").is_file() and not target.exists():
