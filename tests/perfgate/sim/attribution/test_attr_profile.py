@@ -47,6 +47,8 @@ COMPRESSED = textwrap.dedent(
     fl=(2)
     fn=(3)
     0 140 20
+
+    totals: 410 51
     """
 )
 
@@ -75,3 +77,5 @@ def test_an_id_used_before_it_is_defined_and_a_bad_count_name_their_line() -> No
         parse("events: Ir\nfn=f\n1 2 3\n")
     with pytest.raises(ValueError, match="without an events"):
         parse("fn=f\n")
+    with pytest.raises(ValueError, match="functions sum to"):
+        parse(COMPRESSED.replace("totals: 410 51", "totals: 411 51"))

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from perfgate.sim import harness
-from perfgate.sim.attribution import keep
+from perfgate.sim.attribution import keep, profile
 from perfgate.sim.attribution.kernels import read_map
 from perfgate.sim.attribution.table import metric
 
@@ -88,6 +88,9 @@ def test_a_counted_case_keeps_its_dumps_and_names_its_kernel(tmp_path: Path) -> 
     assert "toy_kernel" in table.kernels
     assert 2 * 20000 < instructions["toy_kernel"] < 6 * 20000
     assert max(instructions, key=instructions.__getitem__) == "toy_kernel"
+    for i in range(2):  # the own costs add up to callgrind's totals line, every event
+        dump = profile.parse((folder / f"callgrind.out.{i}").read_text())
+        assert dump.totals is not None and dump.trigger == f"case0000.{i}"
     counted = (outcome.events["case0000"][0].ir + 3 * outcome.events["case0000"][1].ir) / 4
     assert sum(instructions.values()) == pytest.approx(counted, rel=0.01)
     assert any("pairwise_sum" in k for k in instructions)
