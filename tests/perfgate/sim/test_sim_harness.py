@@ -182,3 +182,16 @@ def test_the_measured_process_is_one_unbound_thread() -> None:
     env = measured_environment(given, {"NUMBA_CPU_NAME": "haswell"})
     assert env["OMP_PROC_BIND"] == "false" and env["KMP_AFFINITY"] == "disabled"
     assert env["NUMBA_NUM_THREADS"] == "1" and env["NUMBA_CPU_NAME"] == "haswell"
+
+
+def test_the_harness_variables_do_not_reach_the_measured_process() -> None:
+    """The stage (PERFGATE_SIM_PREPARE) and the profiles folder are read by the harness
+    only: passed on, their values' lengths moved the measured process's stack between a run
+    of both passes and a counting run, and the counting run's cycles differed."""
+    from perfgate.sim.attribution.keep import PROFILES_VARIABLE
+    from perfgate.sim.harness import PREPARE_VARIABLE, measured_environment
+
+    given = {PREPARE_VARIABLE: "done", PROFILES_VARIABLE: "/tmp/kept", "KEEP_ME": "1"}
+    env = measured_environment(given, {})
+    assert PREPARE_VARIABLE not in env and PROFILES_VARIABLE not in env
+    assert env["KEEP_ME"] == "1"

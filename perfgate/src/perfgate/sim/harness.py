@@ -65,6 +65,10 @@ PREPARE_ONLY, PREPARE_DONE = "1", "done"
 PREPARED = "prepared: built and called natively, not reported"
 
 
+#: variables the harness reads and the measured process never does
+_HARNESS_ONLY = frozenset({PREPARE_VARIABLE, keep.PROFILES_VARIABLE})
+
+
 def stage_of(environ: Mapping[str, str]) -> Stage:
     """The stage `PREPARE_VARIABLE` asks for; a ValueError names the variable if it is bad."""
     text = environ.get(PREPARE_VARIABLE, "").strip()
@@ -116,11 +120,11 @@ class SimOutcome:
 
 def child_environment(env: Mapping[str, str]) -> dict[str, str]:
     """The measured process's environment: the caller's without asv's own variables (they
-    name the round's folders, whose lengths differ between sides and would shift the stack),
-    plus the settings that make a count repeatable."""
-    kept = {
-        k: v for k, v in env.items() if not k.startswith("ASV") and k != keep.PROFILES_VARIABLE
-    }
+    name the round's folders, whose lengths differ between sides and would shift the stack)
+    and without the harness's own (`_HARNESS_ONLY`: read here, never by the measured process;
+    the stage's value differs between a run of both passes and a counting run, and moved the
+    stack between them), plus the settings that make a count repeatable."""
+    kept = {k: v for k, v in env.items() if not k.startswith("ASV") and k not in _HARNESS_ONLY}
     return {**kept, **callgrind.DETERMINISTIC_ENV}
 
 
