@@ -193,6 +193,7 @@ def measure(
         document = _spec_document(spec, work / "status.json")
         kept = keep.folder(base_env)
         if kept is not None:  # the per-function data, kept beside the counts
+            kept = kept / keep.family_name(spec.module, spec.class_name)
             document.update(keep.spec_fields(work, kept))
         (work / "spec.json").write_text(json.dumps(document))
         if stage is not Stage.COUNT:

@@ -92,5 +92,5 @@ def test_explain_names_the_added_reduction_and_the_kernel_unchanged(
     assert "- `toy_kernel`: machine code unchanged" in text
     assert (out / "explain.md").read_text() == text
     assert (out / "flame.svg").read_text().startswith("<svg")
-    assert (out / "base" / "cases" / "20000" / "callgrind.out.0").is_file()
-    assert (out / "head" / "kernels.json").is_file()
+    assert (out / "base" / "sim_toy.SimToy" / "cases" / "20000" / "callgrind.out.0").is_file()
+    assert (out / "head" / "sim_toy.SimToy" / "kernels.json").is_file()

@@ -79,6 +79,8 @@ def test_a_counted_case_keeps_its_dumps_and_names_its_kernel(tmp_path: Path) -> 
     )  # fmt: skip
     outcome = harness.measure(spec, env=env, python=sys.executable)
     assert not outcome.failed, outcome.failed
+    assert [p.name for p in kept.iterdir()] == ["sim_toy_kernel.SimToyKernel"]
+    kept = kept / "sim_toy_kernel.SimToyKernel"  # each family keeps into its own folder
     folder = kept / "cases" / "20000"
     assert sorted(p.name for p in folder.iterdir()) == [
         "callgrind.out.0", "callgrind.out.1", "case.json", "functions.json",

@@ -125,12 +125,16 @@ class CodeChange:
 
     def line(self) -> str:
         """``motion_kernel``: what changed (or that nothing did)."""
+        return f"`{self.kernel}`: {self.what()}"
+
+    def what(self) -> str:
+        """What changed in the kernel's code (or that nothing did), without its name."""
         if self.base is None or self.head is None:
             side = "base" if self.base is not None else "head"
-            return f"`{self.kernel}`: compiled at {side} only"
+            return f"compiled at {side} only"
         if not self.changed:
-            return f"`{self.kernel}`: machine code unchanged"
-        return f"`{self.kernel}`: {_changes(self.base, self.head)}"
+            return "machine code unchanged"
+        return _changes(self.base, self.head)
 
 
 def _changes(base: CodeSummary, head: CodeSummary) -> str:

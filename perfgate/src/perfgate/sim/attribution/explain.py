@@ -33,7 +33,7 @@ from perfgate.config_files import config_at_commit
 from perfgate.errors import UserError
 from perfgate.formats import asv_conf
 from perfgate.sim import cost, harness
-from perfgate.sim.attribution import code, diff, flame, keep
+from perfgate.sim.attribution import code, diff, flame, keep, sides
 from perfgate.sim.attribution.case import CaseName, parse_case
 from perfgate.sim.attribution.table import FIGURES, FunctionsTable
 from perfgate.sim.cost import EVENT_NAMES
@@ -41,7 +41,8 @@ from perfgate.sim.cost import EVENT_NAMES
 
 @dataclass(frozen=True)
 class Side:
-    """One commit's count of the case: figures per call, functions table, kept folder."""
+    """One commit's count of the case: figures per call, functions table, the family's kept
+    folder (`keep.family_name`)."""
 
     sha: str
     figures: Mapping[str, float]
@@ -111,22 +112,9 @@ def count_side(
         why = outcome.skipped.get("case0000") or outcome.failed.get("case0000", "not counted")
         raise UserError(f"explain: the case was not counted at {sha[:12]}: {why}")
     figures = cost.per_call(outcome.events["case0000"], weights)
-    folder = out / "cases" / keep.case_slug(case.params)
-    return Side(sha, figures, keep.load_table(folder), folder)
-
-
-def _code_texts(folder: Path) -> dict[str, tuple[str, str]]:
-    """Each kernel's (asm, IR) that a side's native pass wrote."""
-    index = folder / "code" / "index.json"
-    if not index.is_file():
-        return {}
-    names: dict[str, str] = json.loads(index.read_text())
-    out = {}
-    for stem, kernel in names.items():
-        asm, ir = folder / "code" / f"{stem}.s", folder / "code" / f"{stem}.ll"
-        if asm.is_file() and ir.is_file():
-            out[kernel] = (asm.read_text(), ir.read_text())
-    return out
+    family = out / keep.family_name(module, case.family)
+    folder = family / "cases" / keep.case_slug(case.params)
+    return Side(sha, figures, keep.load_table(folder), family)
 
 
 def compare_code(
@@ -134,7 +122,7 @@ def compare_code(
 ) -> tuple[code.CodeChange, ...]:
     """The code of every kernel the case ran (``kernels``: its table's kernel labels) on
     both sides; the diffs of one whose machine code differs written into ``out/code``."""
-    before, after = _code_texts(base), _code_texts(head)
+    before, after = sides.code_texts(base), sides.code_texts(head)
     ran = {k.split(" (")[0] for k in kernels}
     changes = []
     for kernel in sorted(ran & (set(before) | set(after))):
@@ -173,7 +161,7 @@ def explain(
                  for sha, name in ((base_sha, "base"), (head_sha, "head"))]  # fmt: skip
     found = diff.attribute(sides[0].table, sides[1].table, chosen, config.sim.tolerance)
     kernels = sides[0].table.kernels | sides[1].table.kernels
-    changes = compare_code(out / "base", out / "head", out, kernels)
+    changes = compare_code(sides[0].folder, sides[1].folder, out, kernels)
     write_text_atomic(out / "flame.svg", flame.render(sides[0].table, sides[1].table, chosen))
     result = Explanation(case, sides[0], sides[1], found, changes, out)
     write_text_atomic(out / "explain.md", render(result))

@@ -1,7 +1,8 @@
 """The per-function data of a sim run, kept beside its counts (``PERFGATE_SIM_PROFILES``).
 
-When the variable names a folder, the harness keeps there, per counted case, what tells
-where its counts went; the gate (or ``perfgate explain``) then diffs base and head::
+When the variable names a folder, the harness keeps in its family's folder there
+(`family_name`: ``<folder>/<family>/``), per counted case, what tells where its counts went;
+the gate (or ``perfgate explain``) then diffs base and head. In a family's folder::
 
     <folder>/kernels.json                 the measured process's kernel code ranges
     <folder>/code/<kernel>.s, .ll         each kernel's assembly and LLVM IR (native pass)
@@ -39,6 +40,14 @@ def folder(environ: Mapping[str, str]) -> Path | None:
     """The folder `PROFILES_VARIABLE` names, or None."""
     text = environ.get(PROFILES_VARIABLE, "").strip()
     return Path(text) if text else None
+
+
+def family_name(module: str, family: str) -> str:
+    """The folder of one family's kept data: its asv name without the benchmark folder
+    (``sim_hot_slice.SimHotSlice`` for ``benchmarks.sim_hot_slice``), the prefix of its
+    benchmarks' names. Each family is its own process (asv's ``setup_cache``), so each keeps
+    its own kernels, code and cases; two families with one parameter grid never collide."""
+    return ".".join([*module.split(".")[1:], family])
 
 
 def case_slug(params: Sequence[Any]) -> str:
