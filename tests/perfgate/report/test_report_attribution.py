@@ -120,3 +120,14 @@ def test_function_names_from_the_head_are_escaped() -> None:
     assert "<script>" not in text and "@team" not in text
     assert "k\\|\\`x\\`&lt;script&gt;@\u2060team" in text
     assert "<script>" not in render_html(_report(_attributions(evil)))
+
+
+def test_golden_first_screen_names_where_each_case_moved() -> None:
+    """The first screen, under what blocked, names per case the function or kernel that
+    moved most (and a kernel's code change); a case without a table is left to the section."""
+    report = _report(_attributions())
+    markdown = _section(render_markdown(report), "**Where it moved (sim):**", "**Could see:**")
+    html = _section(render_html(report), '<div id="where">', '<p id="seen">')
+    check_golden(GOLDEN / "attribution_glance.md", markdown)
+    check_golden(GOLDEN / "attribution_glance.html", html)
+    assert "numpy" not in markdown
