@@ -105,3 +105,18 @@ def test_the_change_names_what_moved_and_the_same_code_is_unchanged() -> None:
     assert "+\tvaddsd" in unified(_asm(VECTOR), _asm(SCALAR), "k.s")
     assert normalise("__numba_parfor_gufunc_0x7f72bc7efa10") == "__numba_parfor_gufunc"
     assert compare("k", None, (_asm(VECTOR), IR_VECTOR)).line() == "`k`: compiled at head only"
+
+
+def test_a_parfor_gufunc_wrapper_named_by_its_address_is_the_same_code() -> None:
+    """A ``prange`` kernel's gufunc wrapper is named ``.kernel.<address>___gufunc__...``;
+    the address is the process's: the g1_walk kernel, unchanged by a head that changed only
+    Python code, read as changed (gate trial of issue 39) until the address was dropped."""
+    name = "._ZN13_3cdynamic_3e__numba_parfor_gufuncB2v1E5ArrayIdE"
+    body = "\tvaddpd\t%ymm0, %ymm1, %ymm1\n\tretq\n"
+
+    def wrapped(address: int) -> str:
+        symbol = f".kernel.{address}___gufunc__{name}"
+        return f"\t.globl\t{symbol}\n\t.type\t{symbol},@function\n{symbol}:\n{body}"
+
+    assert not compare("k", (wrapped(94362605828768), ""), (wrapped(93964486487104), "")).changed
+    assert normalise(".kernel.94362605828768___gufunc__.x") == ".kernel.___gufunc__.x"

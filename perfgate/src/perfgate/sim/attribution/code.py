@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 _COUNTER = re.compile(r"B(\d+)v\d+")
 _GUFUNC = re.compile(r"\d*__numba_parfor_gufunc_0x[0-9a-f]+")
+#: a parfor gufunc wrapper's name carries the address of its object in the process
+_GUFUNC_WRAPPER = re.compile(r"\.kernel\.\d+___gufunc__")
 _WEAK = re.compile(r"^(\s*)\.weak(\s)", re.MULTILINE)
 _FUNCTION = re.compile(r"^\s*\.type\s+([^,\s]+),@function", re.MULTILINE)
 _PACKED = re.compile(r"^v?(?!mov[su]?[sd]$)\w*p[sd]$|^vp\w+|^p(add|sub|mul|and|or|xor|cmp)\w*")
@@ -36,6 +38,7 @@ def normalise(text: str) -> str:
     """``text`` without what differs between two processes compiling the same code."""
     text = _COUNTER.sub("Bv", text)
     text = _GUFUNC.sub("__numba_parfor_gufunc", text)
+    text = _GUFUNC_WRAPPER.sub(".kernel.___gufunc__", text)
     return _WEAK.sub(r"\1.globl\2", text)
 
 
