@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.cache/numba
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help venv valgrind test-all lint format type test test-fast test-slow bench bench-collector gate dashboard asv-smoke clean
+.PHONY: help venv valgrind test-all lint format type test test-fast test-slow bench bench-collector gate dashboard asv-smoke history-smoke clean
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -100,6 +100,12 @@ asv-smoke: $(STAMP) valgrind  ## asv check + one quick pass of every suite in th
 	$(VENV)/bin/asv check --python=same
 	$(VENV)/bin/asv machine --yes
 	PERFGATE_BENCH='["2048\\)$$"]' $(VENV)/bin/asv run --quick --python=same --show-stderr --bench '$(ASV_BENCH)'
+
+# perf-history.yml's own asv run (ci/history-run.sh) in the environment asv builds from
+# asv.conf.json (not --python=same), over two commits of a throwaway copy of this checkout,
+# then its append and export: one hot-slice and one sim case (tests/perfgate/history)
+history-smoke: $(STAMP) valgrind  ## the history job's asv run in an asv-built env, appended and exported (slow test)
+	$(PY) -m pytest -q -n 0 -m slow tests/perfgate/history/test_history_asv_env.py
 
 bench-collector: $(STAMP)  ## collector active window, all paths, N=512, both tasks (JSON)
 	$(PY) -m termplan.bench collector --task g1_walk --num-envs 512 --steps 100 --warmup 10 --json

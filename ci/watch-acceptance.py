@@ -21,6 +21,12 @@ about 1.3% of real work to the same path (ci/sim-trials.py's patch, extra arithm
 stored commit is counted once (counts are deterministic: no passes to interleave), and the
 confirmation and bisection probes are sim probes (A counted twice, B once).
 
+``--workflow`` stores the commits with perf-history.yml's own commands instead: the bench job's
+``ci/history-run.sh`` (``asv run --record-samples --interleave-rounds`` of the commits, newest
+first, in the environment asv builds from asv.conf.json, not ``--python=same``) and
+``ci/append-results.sh --measured``; ``--factor`` sets the slowdown (default 1.08; the
+issue-36 acceptance uses 1.06).
+
 ``--dry`` checks the plumbing without a paired A/B: the slowdown variant's real measurements
 and ``watch --bisect --dry-run``, which must suspect 4..8 and name the probes it would run.
 Prints every probe (ratio, CI, minutes) and each step's minutes; writes summary.json. The stored
@@ -31,6 +37,7 @@ the drift of its own run; the paired A/B re-check at a newer tip is what sees th
 Run it on a quiet machine.
 
     .venv/bin/python ci/watch-acceptance.py [--variants slowdown,none,recovery] [--dry]
+        [--sim] [--workflow] [--factor F]
 """
 
 from __future__ import annotations
@@ -81,7 +88,9 @@ from perfgate.asv import runner as asv_runner  # noqa: E402
 from perfgate.formats import asv_conf  # noqa: E402
 
 
-def build_history(root: Path, variant: str, sim: bool = False) -> tuple[Path, list[str]]:
+def build_history(
+    root: Path, variant: str, sim: bool = False, factor: float = FACTOR
+) -> tuple[Path, list[str]]:
     """The repository of ``variant``: 12 commits on main and a bare ``origin`` (``sim``: the
     slowdown is ~1.3% more arithmetic rather than a wait)."""
     repo = root / "repo"
@@ -96,7 +105,7 @@ def build_history(root: Path, variant: str, sim: bool = False) -> tuple[Path, li
         if k == 7 and variant != "none" and sim:
             slow_file.write_text(SIM_TRIALS.work_patch(original, 1.0, "True"))
         elif k == 7 and variant != "none":
-            slow_file.write_text(TRIALS.slow_patch(original, FACTOR))
+            slow_file.write_text(TRIALS.slow_patch(original, factor))
         if k == 11 and variant == "recovery":
             slow_file.write_text(original)
         TRIALS.git(repo, "add", "-A")
@@ -136,6 +145,37 @@ def store(
             if outcome.returncode not in (0, 2):
                 raise SystemExit(f"asv failed for commit {k}:\n{outcome.tail[-2000:]}")
     _perfgate(repo, "history", "append", "--results", str(results), "--remote", "origin")
+    return (time.monotonic() - started) / 60
+
+
+def store_workflow(
+    repo: Path, commits: list[str], numbers: tuple[int, ...], root: Path, sim: bool = False
+) -> float:
+    """Measure ``CASE`` (``SIM_CASE``) at commits ``numbers`` with perf-history.yml's own
+    commands: ci/history-run.sh over a HASHFILE of them (newest first, as the plan job lists
+    them) in the environment asv builds, then ci/append-results.sh --measured; the minutes."""
+    started = time.monotonic()
+    hashes = root / f"hashes-{time.monotonic_ns()}.txt"
+    hashes.write_text("".join(f"{commits[k - 1]}\n" for k in sorted(numbers, reverse=True)))
+    bindir = Path(sys.executable).parent
+    env = {**os.environ, "ASV": str(bindir / "asv"), "PYTHON": sys.executable}
+    env.pop("PERFGATE_BENCH", None)
+    regex = "^" + re.escape(SIM_CASE if sim else CASE) + "$"
+    ran = subprocess.run(
+        ["ci/history-run.sh", MACHINE, str(hashes), regex], cwd=repo, env=env, check=False
+    )
+    print(f"  ci/history-run.sh exited {ran.returncode}")
+    if ran.returncode not in (0, 2):
+        raise SystemExit(f"ci/history-run.sh exited {ran.returncode}")
+    append = ["ci/append-results.sh", "--suite-ref", commits[max(numbers) - 1]]
+    done = subprocess.run(
+        [*append, "--measured", str(hashes)], cwd=repo, env=env, check=False,
+        capture_output=True, text=True,
+    )  # fmt: skip
+    sys.stderr.write(done.stderr)
+    print(f"  ci/append-results.sh exited {done.returncode}: {done.stdout.splitlines()[-1:]}")
+    if done.returncode != 0:
+        raise SystemExit(f"ci/append-results.sh exited {done.returncode}")
     return (time.monotonic() - started) / 60
 
 
@@ -250,15 +290,16 @@ def check_recovery(runs: list[dict], fake: FakeGitHub, commits: list[str]) -> li
 def run_variant(variant: str, args: argparse.Namespace, spec: OpenApi) -> dict[str, Any]:
     """Build, store, watch and check one variant; its figures and failed expectations."""
     root = args.work / f"{time.strftime('%Y%m%dT%H%M%S')}-{variant}"
-    repo, commits = build_history(root, variant, args.sim)
+    repo, commits = build_history(root, variant, args.sim, args.factor)
+    store_with = store_workflow if args.workflow else store
     fake = FakeGitHub(spec, TOKEN)
     runs, stored = [], []
     with FakeServer(fake) as server:
         first = (1, 4, 8) if variant == "recovery" else (1, 4, 8, 12)
-        stored.append(store(repo, commits, first, root, args.sim))
+        stored.append(store_with(repo, commits, first, root, args.sim))
         runs.append(watch(repo, root, server, args))
         if variant == "recovery":
-            stored.append(store(repo, commits, (12,), root, args.sim))
+            stored.append(store_with(repo, commits, (12,), root, args.sim))
         if not args.dry:
             runs.append(watch(repo, root, server, args))
     print(f"{variant}: stored {', '.join(f'{m:.1f}' for m in stored)} min")
@@ -284,6 +325,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dry", action="store_true", help="slowdown variant, watch --dry-run only")
     p.add_argument("--budget-minutes", type=float, default=90.0, help="A/B minutes per run")
     p.add_argument("--sim", action="store_true", help="the sim instrument's history (SIM_CASE)")
+    p.add_argument(
+        "--workflow", action="store_true",
+        help="store with perf-history.yml's commands in an asv-built environment",
+    )  # fmt: skip
+    p.add_argument("--factor", type=float, default=FACTOR, help="the slowdown at commit 7")
     args = p.parse_args(argv)
     variants = ["slowdown"] if args.dry else args.variants.split(",")
     unknown = sorted(set(variants) - set(VARIANTS))

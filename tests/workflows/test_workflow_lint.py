@@ -405,23 +405,26 @@ def test_perf_history_design() -> None:
     steps = jobs["bench"]["steps"]
     runs = [str(s.get("run")) for s in steps]
     hashfile = "$RUNNER_TEMP/perf-history-hashes.txt"
-    at = {key: next(k for k, r in enumerate(runs) if key in r) for key in (hashfile, "asv run")}
+    asv_run = "ci/history-run.sh"  # the asv run itself (tests/perfgate/history runs it)
+    at = {key: next(k for k, r in enumerate(runs) if key in r) for key in (hashfile, asv_run)}
     # catch-up: the commits come from the plan job's `history plan` (the machine's gaps, this
     # commit first), through the matrix, newest first: asv discovers the suites at the first
     # hash, and append names the suite after it
     (plan_run,) = [str(s["run"]) for s in jobs["plan"]["steps"] if "history plan" in str(s)]
     assert '--ref "$GITHUB_SHA"' in plan_run and '--max-commits "$CATCH_UP"' in plan_run
-    assert at[hashfile] < at["asv run"]
+    assert at[hashfile] < at[asv_run]
     assert steps[at[hashfile]]["env"]["HASHES"] == "${{ matrix.hashes }}"
-    assert f"HASHFILE:{hashfile}" in runs[at["asv run"]]
+    assert f'ci/history-run.sh "$MACHINE" "{hashfile}"' in runs[at[asv_run]]
+    assert '"HASHFILE:$hashfile"' in (REPO / "ci" / "history-run.sh").read_text()
     # the write token never reaches pip, the builds or the benchmarks
     for k, step in enumerate(steps):
-        if "make venv" in runs[k] or "asv run" in runs[k]:
+        if "make venv" in runs[k] or asv_run in runs[k]:
             assert "GITHUB_TOKEN" not in json.dumps(step) and "GIT_CONFIG" not in runs[k]
     # a failed benchmark (asv exit 2) still appends, then fails the job
     append_at = next(k for k, r in enumerate(runs) if "ci/append-results.sh" in r)
-    assert at["asv run"] < append_at and "|| status=$?" in runs[at["asv run"]]
-    assert f'--suite-ref "$(head -n 1 "{hashfile}")"' in runs[append_at]
+    assert at[asv_run] < append_at and "|| status=$?" in runs[at[asv_run]]
+    assert f'hashes="{hashfile}"' in runs[append_at]
+    assert '--suite-ref "$(head -n 1 "$hashes")" --measured "$hashes"' in runs[append_at]
     assert "asv-status" in str(steps[-1].get("if"))
     # asv publish, through perfgate publish (throughput published as 1/value)
     assert any(
@@ -448,7 +451,11 @@ def test_perf_history_plans_its_run_before_it_starts() -> None:
     assert '--matrix)" >> "$GITHUB_OUTPUT"' in step["run"]
     suites = next(s for s in bench["steps"] if s.get("id") == "suites")
     assert suites["env"]["BENCH"] == "${{ matrix.bench }}"
-    assert '"${bench[@]}"' in suites["run"] and "read -ra regexes" in suites["run"]
+    assert '"${regexes[@]}"' in suites["run"] and "read -ra regexes" in suites["run"]
+    # the command itself is ci/history-run.sh (its --bench per regex), which its test runs
+    assert "ci/history-run.sh" in suites["run"]
+    script = (REPO / "ci" / "history-run.sh").read_text()
+    assert '"${bench[@]}"' in script and 'bench+=(--bench "$regex")' in script
     # an unsplit machine keeps its one queue, shared with calibrate
     assert "perf-history-${{ matrix.machine }}" in bench["concurrency"]["group"]
     assert jobs["calibrate"]["concurrency"]["group"] == "perf-history-${{ matrix.machine }}"
@@ -575,7 +582,8 @@ def test_perf_history_confirms_on_each_pinned_runner_before_the_alerts() -> None
     assert "mode=(--dry-run)" in run
     # the stored history carries each commit's samples: the evidence of a short history
     (suites,) = [str(s["run"]) for s in bench["steps"] if s.get("name") == "Run the suites"]
-    assert "--record-samples" in suites
+    assert "ci/history-run.sh" in suites
+    assert "--record-samples" in (REPO / "ci" / "history-run.sh").read_text()
 
 
 def test_sim_gate_design() -> None:

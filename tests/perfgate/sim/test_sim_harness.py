@@ -107,10 +107,13 @@ def test_a_counting_run_after_preparing_counts_as_a_run_of_both_passes(
     toy: type, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """PERFGATE_SIM_PREPARE=done (the gate's counting runs): the simulated pass alone gives
-    the counts a run of both passes gives."""
-    from perfgate.sim.harness import PREPARE_VARIABLE
+    the counts a run of both passes gives. Both runs see environments of the same size (the
+    variable blank, which asks for both passes, then "done"): the process's stack moves with
+    the bytes of its environment, and its simulated cache misses with it."""
+    from perfgate.sim.harness import PREPARE_DONE, PREPARE_VARIABLE
 
     monkeypatch.setenv("PERFGATE_BENCH", json.dumps([r"\(2\)$"]))
+    monkeypatch.setenv(PREPARE_VARIABLE, " " * len(PREPARE_DONE))
     both = toy().measure_cases()
     monkeypatch.setenv(PREPARE_VARIABLE, "done")
     counted = toy().measure_cases()

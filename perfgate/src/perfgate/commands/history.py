@@ -2,6 +2,7 @@
 
     perfgate history append  [--repo R] [--remote O] [--branch B] [--results DIR]
                              [--attempts N] [--retry-delay S] [--suite-ref REF]
+                             [--measured HASHFILE]
     perfgate history export  [--repo R] [--remote O] [--branch B] [--dest DIR] [--ref REF]
     perfgate history pending --machine M [--repo R] [--remote O] [--branch B] [--ref REF]
                              [--max-commits N]
@@ -10,7 +11,11 @@
     perfgate history plan    --machine M [--machine M2 ...] --timeout-minutes T [--ref REF]
                              [--max-commits N] [--headroom H] [--json | --matrix]
 
-``append`` adds a run's result files to the branch (never overwriting a result), ``export``
+``append`` adds a run's result files to the branch (never overwriting a result; a damaged
+file already on the branch is moved to ``quarantine/`` with a record of why); with
+``--measured`` (the run's asv HASHFILE) a results dir without a result of any measured
+commit is an error and nothing is appended, and a run missing some of them appends the
+others and exits 1 naming the missing ones. ``export``
 writes the branch out for ``asv publish``, ``pending`` prints the commits a run on one machine
 should measure, newest first (see `perfgate.history`); ``append-noise`` stores a
 ``perfgate calibrate`` file with its content digest under ``noise/<machine>/``, where the
@@ -40,6 +45,7 @@ from perfgate.history.acceptances import append_acceptance
 from perfgate.history.append import HISTORY_RETRY, append
 from perfgate.history.branch import HistoryError
 from perfgate.history.export import export, pending, plan_run
+from perfgate.history.measured import read_hashfile
 from perfgate.retry import RetryPolicy
 from perfgate.secrets import redact_url
 
@@ -84,6 +90,9 @@ def add_parser(subparsers: Any) -> None:
     append_p.add_argument("--retry-delay", type=float, default=HISTORY_RETRY.base_delay)
     append_p.add_argument(
         "--suite-ref", default="HEAD", help="commit the run discovered its suites at (HEAD)"
+    )
+    append_p.add_argument(
+        "--measured", type=Path, help="the run's asv HASHFILE: each commit must have a result"
     )
     export_p.add_argument(
         "--dest", type=Path, help="asv results dir (default: results_dir of asv.conf.json)"
@@ -141,26 +150,41 @@ def _plan(args: argparse.Namespace) -> None:
 def run_from_args(args: argparse.Namespace) -> int:
     """Carry out one parsed history command; 0, or 1 with the (redacted) error on stderr."""
     try:
-        _run(args)
-    except (HistoryError, ValueError, UserError) as exc:
+        return _run(args)
+    except (HistoryError, ValueError, UserError, OSError) as exc:
         print(f"error: {redact_url(str(exc))}", file=sys.stderr)
+        return EXIT_FAILED
+
+
+def _append(args: argparse.Namespace) -> int:
+    """``history append``: 1 when a ``--measured`` commit has no result (the rest stored)."""
+    policy = RetryPolicy(args.attempts, args.retry_delay, max(30.0, args.retry_delay))
+    results = args.results or project.results_dir(args.repo)
+    measured = read_hashfile(args.measured) if args.measured is not None else None
+    report = append(
+        args.repo, results, args.remote, args.branch, policy, suite_ref=args.suite_ref,
+        measured=measured,
+    )  # fmt: skip
+    for change in report.changes:
+        print(f"{change.action.value:12} {change.target}")
+    where = f"{redact_url(args.remote)}/{args.branch}"
+    done = f"pushed {report.commit}" if report.commit else "nothing new"
+    print(f"{done} to {where} (attempts: {report.attempts})")
+    if report.missing:
+        named = ", ".join(c[:12] for c in report.missing)
+        print(
+            f"error: no result of the measured commit(s) {named} under {results} "
+            f"(the other commits were appended)",
+            file=sys.stderr,
+        )
         return EXIT_FAILED
     return 0
 
 
-def _run(args: argparse.Namespace) -> None:
-    """Carry out one parsed command, printing its outcome on stdout."""
+def _run(args: argparse.Namespace) -> int:
+    """Carry out one parsed command, printing its outcome on stdout; its exit code."""
     if args.history_command == "append":
-        policy = RetryPolicy(args.attempts, args.retry_delay, max(30.0, args.retry_delay))
-        results = args.results or project.results_dir(args.repo)
-        report = append(
-            args.repo, results, args.remote, args.branch, policy, suite_ref=args.suite_ref
-        )
-        for change in report.changes:
-            print(f"{change.action.value:12} {change.target}")
-        where = f"{redact_url(args.remote)}/{args.branch}"
-        done = f"pushed {report.commit}" if report.commit else "nothing new"
-        print(f"{done} to {where} (attempts: {report.attempts})")
+        return _append(args)
     elif args.history_command in ("append-noise", "append-acceptance"):
         adder = append_noise if args.history_command == "append-noise" else append_acceptance
         report = adder(args.repo, args.file, args.remote, args.branch)
@@ -172,6 +196,8 @@ def _run(args: argparse.Namespace) -> None:
         _plan(args)
     elif args.history_command == "export":
         dest = args.dest or project.results_dir(args.repo)
+        if dest.exists() and not dest.is_dir():
+            raise HistoryError(f"--dest: {dest} is a file; expected a directory (asv results)")
         for path, state in export(args.repo, args.remote, args.branch, dest, args.ref).items():
             print(f"{state:10} {path}")
     else:
@@ -179,3 +205,4 @@ def _run(args: argparse.Namespace) -> None:
             args.repo, args.remote, args.branch, args.machine, args.ref, args.max_commits
         )
         print("\n".join(commits))
+    return 0

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from perfgate.config import GateConfig
-from perfgate.gate.instruments import REGISTRY
+from perfgate.gate import instruments
 from perfgate.instrument import Calibration
 from perfgate.model import CaseComparison, VariantComparison
 from perfgate.sim.attribution.findings import ATTRIBUTION, CaseAttribution
@@ -43,7 +43,7 @@ def analyse(measured: Mapping[str, Any], config: GateConfig, calibration: Calibr
     tables: dict[str, list[Any]] = {"scaling": [], "variant_scaling": [], "compile_rows": []}
     envs: dict[str, frozenset[str]] = {}
     notes: tuple[str, ...] = ()
-    for instrument in REGISTRY:
+    for instrument in instruments.REGISTRY:
         if instrument.name not in measured:
             continue
         found = instrument.compare(measured[instrument.name], config, calibration)

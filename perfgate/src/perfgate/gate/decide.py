@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from perfgate import agreement
 from perfgate.config import GateConfig
 from perfgate.model import (
     ASV_ENVIRONMENT,
@@ -25,6 +26,7 @@ from perfgate.model import (
     RunCause,
     VariantComparison,
 )
+from perfgate.twins import side_by_side
 from perfgate.verdict import CaseVerdict, GateVerdict
 
 _SEVERITY = tuple(GateVerdict)  # ordered by exit code, which is also severity
@@ -56,6 +58,10 @@ def _row_finding(
     if v is CaseVerdict.REGRESSED and row.instrument == "sim":
         text = f"{what} {label}: simulated {row.figure} ratio {row.ratio:.4f} ({row.note})"
         return GateVerdict.REGRESSION, text
+    if v is CaseVerdict.REGRESSED and (row.ci_low is None or row.ci_high is None):
+        # an instrument that measures once a side (a count): its two figures, no interval
+        sides = f"{row.base_median:g} -> {row.head_median:g} {row.unit}"
+        return GateVerdict.REGRESSION, f"{what} {label}: ratio {row.ratio:.3f} ({sides})"
     if v is CaseVerdict.REGRESSED:
         ci = f"{row.ci_low:.3f}–{row.ci_high:.3f}"
         return GateVerdict.REGRESSION, f"{what} {label}: ratio {row.ratio:.3f} (CI {ci})"
@@ -193,6 +199,8 @@ def decide(
             )
             if finding:
                 case_findings.append(finding)
+    # instruments that disagree leave a case undecided (`agreement`): fail closed
+    case_findings += agreement.findings((b.wall, b.sim) for b in side_by_side(rows, config))
     cause = None
     if not any(r.blocking and r.verdict in _COMPARED for r in rows):
         cause = _failing_at_head(rows, config)

@@ -22,6 +22,12 @@ Policy (decided per file, before anything is written):
   machines or catch-up runs append never decides which benchmarks the dashboard shows
   (:mod:`perfgate.history.order`).
 
+A benchmark run's append names the commits it measured (``--measured``, its asv HASHFILE):
+a run that stored no result of them appends nothing and fails naming them
+(`perfgate.history.measured`). Every append moves a damaged file of a machine folder (not a
+JSON object: truncated, not UTF-8) to ``quarantine/`` with a record of why, never rewriting
+it in place (`perfgate.history.quarantine`).
+
 ``pending`` prints the commits a run on one machine should measure: the tip and the older
 first-parent commits that have no results of that machine yet (runs GitHub dropped, pushes of
 several commits), newest first, for ``asv run HASHFILE:...``.
@@ -31,6 +37,7 @@ on a fresh fetch with exponential backoff and jitter, a bounded number of times;
 git failure is an error (fail closed). (``perfgate history``: 0 success, 1 error, 2 usage.)
 
 Modules: `order` (pure: suites and commits to measure), `branch` (reading the branch through
-isolated git), `append` (the per-file policy and the racing push), `export` (``export`` and
+isolated git), `append` (the per-file policy and the racing push), `measured` and
+`quarantine` (pure: what a run stored, what is damaged), `export` (``export`` and
 ``pending``).
 """

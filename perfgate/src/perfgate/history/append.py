@@ -19,7 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from perfgate.git import Git
-from perfgate.history.branch import HistoryError, branch_git, fetch_tip, list_tree, resolve_commit
+from perfgate.history import quarantine
+from perfgate.history.branch import (
+    HistoryError,
+    branch_git,
+    fetch_tip,
+    list_tree,
+    read_blobs,
+    resolve_commit,
+)
+from perfgate.history.measured import missing_commits, no_results_problem, stored_commits
 from perfgate.history.order import suite_path
 from perfgate.retry import RetryPolicy
 from perfgate.secrets import redact_url
@@ -42,6 +51,8 @@ class Action(enum.Enum):
     UNCHANGED = "unchanged"
     ADD_RENAMED = "add-renamed"  # differing re-run result stored under a content-derived name
     REPLACE = "replace"  # differing metadata file
+    QUARANTINE = "quarantine"  # a damaged stored file, moved aside (perfgate.history.quarantine)
+    REMOVE = "move-away"  # the damaged file's old path, emptied by the move
 
     @property
     def writes(self) -> bool:
@@ -173,7 +184,7 @@ def build_commit(git: Git, parent: str | None, changes: Sequence[Change], messag
     with tempfile.TemporaryDirectory(prefix="perfgate-history-") as tmp:
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
         git.out("read-tree", *([parent] if parent else ["--empty"]), env=env)
-        info = "".join(f"100644 {c.blob}\t{c.target}\0" for c in changes if c.action.writes)
+        info = "".join(_index_line(c) for c in changes if c.action.writes)
         git.out("update-index", "-z", "--index-info", stdin=info.encode(), env=env)
         tree = git.out("write-tree", env=env)
     identity = {k: os.environ.get(k, v) for k, v in BOT_IDENTITY.items()}
@@ -181,10 +192,44 @@ def build_commit(git: Git, parent: str | None, changes: Sequence[Change], messag
     return git.out("commit-tree", tree, *parents, "-m", message, env=identity)
 
 
+def _index_line(change: Change) -> str:
+    """``update-index --index-info`` input: the file at its target, or its removal."""
+    if change.action is Action.REMOVE:
+        return f"0 {'0' * 40}\t{change.target}\0"
+    return f"100644 {change.blob}\t{change.target}\0"
+
+
+def quarantine_changes(
+    git: Git, tree: Mapping[str, str], known: dict[str, str | None]
+) -> tuple[list[Change], dict[str, str]]:
+    """The moves of every damaged asv file of ``tree`` to ``quarantine/`` (with a record of
+    why), and the tree after them (`perfgate.history.quarantine`)."""
+    damaged = quarantine.find_damaged(tree, lambda blobs: read_blobs(git, blobs), known)
+    changes: list[Change] = []
+    after = dict(tree)
+    for path, problem in damaged.items():
+        blob = after.pop(path)
+        note = quarantine.record(path, blob, problem)
+        note_blob = git.out("hash-object", "-w", "--stdin", stdin=note)
+        changes += [
+            Change(path, path, blob, Action.REMOVE),
+            Change(path, quarantine.quarantine_path(path), blob, Action.QUARANTINE),
+            Change(path, quarantine.record_path(path), note_blob, Action.ADD),
+        ]
+        after[quarantine.quarantine_path(path)] = blob
+        after[quarantine.record_path(path)] = note_blob
+    return changes, after
+
+
 def commit_message(changes: Sequence[Change]) -> str:
     """Subject plus one line per written file."""
     written = [c for c in changes if c.action.writes]
-    lines = [f"{c.action.value}: {c.target}" for c in written]
+    lines = [
+        f"{c.action.value}: {c.source} -> {c.target}"
+        if c.action is Action.QUARANTINE
+        else f"{c.action.value}: {c.target}"
+        for c in written
+    ]
     return f"perf-results: append {len(written)} file(s)\n\n" + "\n".join(lines) + "\n"
 
 
@@ -195,6 +240,7 @@ class AppendReport:
     changes: list[Change]
     commit: str | None  # None when every file was already stored
     attempts: int
+    missing: tuple[str, ...] = ()  # measured commits without a result (``measured``)
 
 
 def append(
@@ -207,22 +253,41 @@ def append(
     rng: random.Random | None = None,
     before_push: Callable[[int], None] | None = None,
     suite_ref: str = "HEAD",
+    measured: Sequence[str] | None = None,
 ) -> AppendReport:
     """Append the files of ``results_dir`` to ``remote``'s ``branch`` (see module docstring).
 
     ``suite_ref`` names the commit whose suites the run discovered (asv discovers them at the
     first commit it is given: the tip). ``before_push(attempt)`` is a test seam called right
-    before each push.
+    before each push. ``measured`` (a benchmark run's results: the commits it measured) makes
+    a results dir without any asv result file an error, and one without a result of every
+    measured commit a report with those ``missing`` (the others are appended), so a run that
+    stored nothing is never "pushed". Damaged files already on the branch are moved to
+    ``quarantine/`` by the same commit (`quarantine_changes`).
     """
     policy = policy or HISTORY_RETRY
     rng = rng or random.Random()
     git = branch_git(repo)
-    files = with_suite(git, hash_files(git, results_dir, read_results_dir(results_dir)), suite_ref)
+    found = read_results_dir(results_dir)
+    missing: tuple[str, ...] = ()
+    if measured is not None:
+        problem = no_results_problem(found, results_dir)
+        if problem is not None:
+            raise HistoryError(f"{problem}; measured: {', '.join(c[:12] for c in measured)}")
+        missing = tuple(missing_commits(measured, stored_commits(found)))
+        if len(missing) == len(measured):
+            raise HistoryError(
+                f"--results: {results_dir} holds no result of the measured commit(s) "
+                f"{', '.join(c[:12] for c in missing)}: nothing appended"
+            )
+    files = with_suite(git, hash_files(git, results_dir, found), suite_ref)
+    known: dict[str, str | None] = {}
     for attempt in range(1, policy.attempts + 1):
         parent = fetch_tip(git, remote, branch)
-        changes = plan_changes(list_tree(git, parent), files)
+        moves, tree = quarantine_changes(git, list_tree(git, parent), known)
+        changes = moves + plan_changes(tree, files)
         if not any(c.action.writes for c in changes):
-            return AppendReport(changes, None, attempt)
+            return AppendReport(changes, None, attempt, missing)
         commit = build_commit(git, parent, changes, commit_message(changes))
         if before_push is not None:
             before_push(attempt)
@@ -231,7 +296,7 @@ def append(
         )
         output = (pushed.stdout + pushed.stderr).decode(errors="replace")
         if classify_push(pushed.returncode, output) is PushOutcome.PUSHED:
-            return AppendReport(changes, commit, attempt)
+            return AppendReport(changes, commit, attempt, missing)
         if attempt < policy.attempts:
             sleep(policy.delay(attempt, rng))
     raise HistoryError(

@@ -27,6 +27,10 @@ WATCH_DIR = "watch"
 NOISE_DIR = "noise"
 #: Accepted regressions (`perfgate.history.acceptances`).
 ACCEPTANCES_DIR = "acceptances"
+#: damaged files the next append moved aside (perfgate.history.quarantine)
+QUARANTINE_DIR = "quarantine"
+#: the branch's folders that hold perfgate's records, not an asv machine's results
+RECORD_DIRS = frozenset({SUITES_DIR, WATCH_DIR, NOISE_DIR, ACCEPTANCES_DIR, QUARANTINE_DIR})
 _FULL_HASH = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _RESULT_NAME = re.compile(r"(?P<prefix>[0-9a-f]{8})-[^/]+\.json")
 #: asv names result files ``<machine>/<commit_hash[:8]>-<env>.json``.
@@ -118,11 +122,11 @@ def export_layout(tree: Mapping[str, str], history: Sequence[str]) -> dict[str, 
     """What ``export`` writes: destination path -> blob id, from the branch ``tree``.
 
     Every file but the records that are not asv results (``suites/``, ``watch/``, ``noise/``,
-    ``acceptances/``: asv would take a folder of JSON files for a machine without its
-    ``machine.json``); ``benchmarks.json`` is the newest suite of ``history`` (newest first)
-    when it has one, else the branch's own (written by the last append).
+    ``acceptances/``, ``quarantine/``: asv would take a folder of JSON files for a machine
+    without its ``machine.json``); ``benchmarks.json`` is the newest suite of ``history``
+    (newest first) when it has one, else the branch's own (written by the last append).
     """
-    records = (f"{SUITES_DIR}/", f"{WATCH_DIR}/", f"{NOISE_DIR}/", f"{ACCEPTANCES_DIR}/")
+    records = tuple(f"{d}/" for d in RECORD_DIRS)
     layout = {p: b for p, b in tree.items() if not p.startswith(records)}
     chosen = newest_suite(history, stored_suites(tree))
     if chosen is not None:

@@ -31,7 +31,13 @@ from perfgate.secrets import Redactor
 from perfgate.watch.alerts.issues import Action, Alerter, IssuesApi, issues_from_env
 from perfgate.watch.alerts.text import Links
 from perfgate.watch.changes.detect import ChangeStatus
-from perfgate.watch.changes.load import case_selector, load_series, unplaced_problem
+from perfgate.watch.changes.load import (
+    case_selector,
+    holds_results,
+    load_series,
+    no_results_message,
+    unplaced_problem,
+)
 from perfgate.watch.confirm import FollowUp, wants_probe
 from perfgate.watch.probes.bisect import Budget
 from perfgate.watch.probes.gate_prober import GateProber, local_machine
@@ -92,7 +98,13 @@ def watch(
         else load_config(options.config, required=False)
     )
     history = first_parent_history(branch_git(options.repo), options.ref, "--ref")
+    if not holds_results(options.results):  # before benchmarks.json is asked for
+        raise HistoryError(no_results_message(options.results))
     loaded = load_series(options.results, history[::-1], config.is_higher_better, config.is_sim)
+    for warning in loaded.warnings:
+        print(f"perfgate watch: warning: {warning}", file=sys.stderr)
+    if not loaded.stored:
+        raise HistoryError(no_results_message(options.results))
     where = f"the first-parent history of {options.ref} in {options.repo}"
     unusable, problem = unplaced_problem(loaded, where)
     if unusable:

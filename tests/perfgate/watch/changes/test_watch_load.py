@@ -45,12 +45,20 @@ def test_one_series_per_case_and_machine_in_first_parent_order(tmp_path: Path) -
 
 
 def test_several_runs_of_one_commit_are_one_point_with_pooled_samples(tmp_path: Path) -> None:
+    """A re-run in the same environment, stored beside the first (history append's
+    ``<hash>-<env>.<digest>.json``), is the same point."""
     root = _tree(tmp_path)
     write_result(root, HISTORY[0], [TIME], {TIME.name: [[1.0, 1.2], [2.0, 2.0]]})
-    write_result(root, HISTORY[0], [TIME], {TIME.name: [[1.4], [2.0]]}, env="other-env")
+    rerun = write_result(root, HISTORY[0], [TIME], {TIME.name: [[1.4], [2.0]]}, env="tmp")
+    data = json.loads(rerun.read_text())
+    data["env_name"] = "existing-py_3.11"
+    rerun.unlink()
+    (rerun.parent / f"{HISTORY[0][:8]}-existing-py_3.11.0123456789ab.json").write_text(
+        json.dumps(data)
+    )
     (_, numpy) = load_series(root, HISTORY, lambda _: False).series
     assert numpy.params == ("numpy",)
-    assert numpy.points[0].samples == (1.0, 1.2, 1.4) and numpy.points[0].value == 1.2
+    assert sorted(numpy.points[0].samples) == [1.0, 1.2, 1.4] and numpy.points[0].value == 1.2
 
 
 def test_a_case_with_a_non_positive_value_is_skipped_with_its_reason(tmp_path: Path) -> None:
@@ -65,4 +73,6 @@ def test_a_case_with_a_non_positive_value_is_skipped_with_its_reason(tmp_path: P
     loaded = load_series(root, HISTORY, lambda _: True)
     assert loaded.series == ()
     (reason,) = loaded.skipped
-    assert HISTORY[1] in reason and "> 0" in reason
+    assert RATE.name in reason and "no stored point has usable figures" in reason
+    (warning,) = loaded.warnings
+    assert str(path) in warning and HISTORY[1][:12] in warning and "> 0" in warning

@@ -3,8 +3,12 @@
 One `Series` per (benchmark, parameter values, machine): a point per measured commit of the
 first-parent history, in that order. The files are read by `perfgate.formats.asv_results`
 (the only reader); commits outside the history (other branches, rewritten ones) are left out.
-Several result files of one commit (a re-run stored beside the first, another environment)
+Several result files of one commit in one asv environment (a re-run stored beside the first)
 are one point: their samples pooled, or the median of their values when a file has no samples.
+A bad point costs that point, never the series (`perfgate.watch.changes.points`): an
+unreadable result file, a result with a sample that is not a finite number > 0, or a commit's
+results in a second environment are left out with a warning naming the file, and the rest is
+watched.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from perfgate.errors import ResultFileError
 from perfgate.formats.asv_results import (
     CaseResult,
     CaseState,
@@ -25,6 +31,7 @@ from perfgate.formats.asv_results import (
     read_result_file,
 )
 from perfgate.formats.benchmarks_json import case_names, read_benchmarks
+from perfgate.watch.changes.points import StoredCase, usable
 from perfgate.watch.changes.series import HistoryPoint, Series, SeriesError
 from perfgate.watch.probes.prober import ProbeCase
 
@@ -35,12 +42,14 @@ SeriesKey = tuple[str, tuple[str, ...], str]
 @dataclass(frozen=True)
 class Loaded:
     """The series found, one line per case that could not be made a series (why), the
-    commits with stored results, and those of them outside the history (left out)."""
+    commits with stored results, those of them outside the history (left out), and one
+    warning per file or point left out (unreadable, bad figures, a second environment)."""
 
     series: tuple[Series, ...]
     skipped: tuple[str, ...]
     stored: tuple[str, ...] = ()
     unplaced: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
 
 
 def commit_positions(history_oldest_first: Sequence[str]) -> dict[str, int]:
@@ -65,39 +74,64 @@ def load_series(
     """
     benchmarks = read_benchmarks(results_dir)
     positions = commit_positions(history_oldest_first)
-    found: dict[SeriesKey, dict[str, list[CaseResult]]] = defaultdict(lambda: defaultdict(list))
+    found, stored, warnings = _gather(results_dir, benchmarks, positions)
+    series, skipped = [], []
+    for (benchmark, params, machine), gathered in sorted(found.items()):
+        label = f"{benchmark}({', '.join(params)}) on {machine}"
+        by_commit, left_out = usable(label, gathered)
+        warnings += left_out
+        if versioned(benchmark) and by_commit:
+            by_commit = newest_version(by_commit, positions)
+        commits = sorted(by_commit, key=positions.__getitem__)
+        if not commits:
+            skipped.append(f"{label}: no stored point has usable figures")
+            continue
+        try:
+            points = tuple(
+                _point(c, positions[c], [s.case for s in by_commit[c]]) for c in commits
+            )
+            series.append(Series(benchmark, params, machine, higher_is_better(benchmark), points))
+        except SeriesError as exc:
+            skipped.append(str(exc))
+    unplaced = sorted(stored - set(positions))
+    return Loaded(
+        tuple(series), tuple(skipped), tuple(sorted(stored)), tuple(unplaced), tuple(warnings)
+    )
+
+
+def _gather(
+    results_dir: Path, benchmarks: Mapping[str, Any], positions: Mapping[str, int]
+) -> tuple[dict[SeriesKey, dict[str, list[StoredCase]]], set[str], list[str]]:
+    """Every measured case's stored results by series and commit, the commits with results,
+    and a warning per result file that cannot be read (left out, the others read)."""
+    found: dict[SeriesKey, dict[str, list[StoredCase]]] = defaultdict(lambda: defaultdict(list))
     stored: set[str] = set()
+    warnings: list[str] = []
     for machine in list_machines(results_dir):
         for item in iter_result_files(results_dir, machine):
-            result = read_result_file(item.path, benchmarks)
+            try:
+                result = read_result_file(item.path, benchmarks)
+            except ResultFileError as exc:
+                warnings.append(f"{exc.path}: unreadable ({exc.problem}); its points are left out")
+                continue
             stored.add(result.commit_hash)
             if result.commit_hash not in positions:
                 continue
             for key, case in result.cases.items():
                 if case.state is CaseState.OK:
                     values = tuple(v for _, v in key.params)
-                    found[(key.benchmark, values, machine)][result.commit_hash].append(case)
-    series, skipped = [], []
-    for (benchmark, params, machine), by_commit in sorted(found.items()):
-        if versioned(benchmark):
-            by_commit = newest_version(by_commit, positions)
-        commits = sorted(by_commit, key=positions.__getitem__)
-        try:
-            points = tuple(_point(c, positions[c], by_commit[c]) for c in commits)
-            series.append(Series(benchmark, params, machine, higher_is_better(benchmark), points))
-        except SeriesError as exc:
-            skipped.append(str(exc))
-    unplaced = sorted(stored - set(positions))
-    return Loaded(tuple(series), tuple(skipped), tuple(sorted(stored)), tuple(unplaced))
+                    entry = StoredCase(str(item.path), result.env_name, case)
+                    found[(key.benchmark, values, machine)][result.commit_hash].append(entry)
+    return found, stored, warnings
 
 
 def newest_version(
-    by_commit: Mapping[str, list[CaseResult]], positions: Mapping[str, int]
-) -> dict[str, list[CaseResult]]:
+    by_commit: Mapping[str, list[StoredCase]], positions: Mapping[str, int]
+) -> dict[str, list[StoredCase]]:
     """The results of ``by_commit`` measured under the version of its newest commit's."""
     newest = max(by_commit, key=positions.__getitem__)
-    version = by_commit[newest][-1].version
-    kept = {c: [r for r in rs if r.version == version] for c, rs in by_commit.items()}
+    version = by_commit[newest][-1].case.version
+    kept = {c: [r for r in rs if r.case.version == version] for c, rs in by_commit.items()}
     return {c: rs for c, rs in kept.items() if rs}
 
 
@@ -125,6 +159,24 @@ def unplaced_problem(loaded: Loaded, where: str) -> tuple[bool, str | None]:
     )
 
 
+def holds_results(results_dir: Path) -> bool:
+    """True when some machine folder of ``results_dir`` holds a result file (read or not)."""
+    return any(
+        next(iter(iter_result_files(results_dir, machine)), None) is not None
+        for machine in list_machines(results_dir)
+    )
+
+
+def no_results_message(results_dir: Path) -> str:
+    """The error of a results directory with no readable result file: nothing was watched,
+    which is never "no change points"."""
+    return (
+        f"{results_dir}: no results stored (no readable <machine>/<hash>-<env>.json result "
+        "file; a history export of a branch that holds only benchmarks.json and machine.json?)"
+        ": nothing to watch"
+    )
+
+
 def case_selector(results_dir: Path) -> Callable[[str, tuple[str, ...]], ProbeCase | None]:
     """(benchmark, parameter value texts) -> the case to re-measure, selected by its anchored
     asv name from ``benchmarks.json`` of ``results_dir`` (None: no such case there)."""
@@ -142,7 +194,7 @@ def case_selector(results_dir: Path) -> Callable[[str, tuple[str, ...]], ProbeCa
     return select
 
 
-def _point(commit: str, position: int, cases: list[CaseResult]) -> HistoryPoint:
+def _point(commit: str, position: int, cases: Sequence[CaseResult]) -> HistoryPoint:
     """One commit's point from its stored results (one or several runs)."""
     if all(case.samples for case in cases):
         pooled = [s for case in cases for s in case.samples or ()]
