@@ -13,6 +13,7 @@ import re
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -24,7 +25,10 @@ from perfgate.gate.hooks import Hooks
 from perfgate.model import CaseKey
 from perfgate.secrets import child_environment
 from perfgate.settings import GateSettings
+from perfgate.sim.attribution.keep import PROFILES_VARIABLE
+from perfgate.sim.attribution.table import FunctionsTable
 from perfgate.sim.child import LAYOUT_VARIABLE
+from perfgate.sim.cost import EVENT_NAMES
 from perfgate.sim.harness import PREPARE_DONE, PREPARE_ONLY, PREPARE_VARIABLE
 from perfgate.sim.phase import RUNS, SimRunner
 
@@ -206,17 +210,22 @@ def sim_benchmarks_json(version: str = "sim-1") -> dict[str, object]:
 class FakeSim:
     """A `SimRunner`: each run reads ``sim.json`` of its side's export,
     ``{"path": {"cycles": c, "instructions": i, "l1": m1, "ll": m2, "jitter": j,
-    "ijitter": k, "fail": false}}`` (no file: no sim case), and records its (side, folder)
-    runs. A run given a layout shift (`LAYOUT_VARIABLE`, the base's second count) adds
-    ``jitter`` to its cycles (misses that follow the memory layout) and ``ijitter`` to its
-    instructions (a non-deterministic machine); ``versions`` gives each run's benchmark
-    version (a valgrind or cache change between runs)."""
+    "ijitter": k, "fail": false, "functions": {label: instructions}, "kernels": [label],
+    "code": {kernel: asm}}}`` (no file: no sim case), and records its (side, folder) runs.
+    A run told to keep per-function data (`PROFILES_VARIABLE`) keeps, as the harness would,
+    the ``code`` when preparing and the ``functions`` table when counting. A run given a
+    layout shift (`LAYOUT_VARIABLE`, the base's second count) adds ``jitter`` to its
+    cycles (misses that follow the memory layout) and ``ijitter`` to its instructions (a
+    non-deterministic machine); ``versions`` gives each run's benchmark version (a
+    valgrind or cache change between runs)."""
 
     def __init__(self, versions: Sequence[str] = ("sim-1", "sim-1", "sim-1")) -> None:
         self.runs: list[list[tuple[str, str]]] = []
         #: the native-only runs that prepared each side (PERFGATE_SIM_PREPARE=1)
         self.prepared: list[tuple[str, str]] = []
         self.versions = list(versions)
+        #: run folder -> the folder it was told to keep per-function data into
+        self.keeping: dict[str, str] = {}
 
     def __call__(
         self,
@@ -226,8 +235,14 @@ class FakeSim:
         run_env: Mapping[str, Mapping[str, str]],
     ) -> list[SideRun]:
         seen = child_environment(settings.env)  # what the suite's process is given
+        for _side, folder in runs:
+            kept = child_environment(run_env.get(folder.name, {})).get(PROFILES_VARIABLE)
+            if kept:
+                self.keeping[folder.name] = kept
         if seen.get(PREPARE_VARIABLE) == PREPARE_ONLY:  # prepares, counts nothing
             self.prepared += [(side, folder.name) for side, folder in runs]
+            for side, folder in runs:  # the native pass writes the kernels' code
+                _keep_code(self._doc(settings, side), run_env.get(folder.name, {}))
             suite = parse_benchmarks(sim_benchmarks_json(self.versions[0]))
             return [SideRun({}, suite) for _ in runs]
         if seen.get(PREPARE_VARIABLE) != PREPARE_DONE:  # the harness would prepare again
@@ -239,6 +254,12 @@ class FakeSim:
             for side, folder in runs
         ]
 
+    @staticmethod
+    def _doc(settings: GateSettings, side: str) -> dict[str, Any]:
+        source = settings.base_source if side == "base" else settings.head_source
+        path = source / "sim.json"
+        return json.loads(path.read_text()) if path.exists() else {}
+
     def _one(
         self,
         settings: GateSettings,
@@ -249,9 +270,8 @@ class FakeSim:
     ) -> SideRun:
         shifted = child_environment({**settings.env, **(extra or {})}).get(LAYOUT_VARIABLE)
         moved = shifted not in (None, "0")
-        source = settings.base_source if side == "base" else settings.head_source
-        path = source / "sim.json"
-        doc = json.loads(path.read_text()) if path.exists() else {}
+        doc = self._doc(settings, side)
+        _keep_tables(doc, extra or {})
         suite = parse_benchmarks(sim_benchmarks_json(self.versions[index]))
         out: dict[CaseKey, tuple[float, ...] | None] = {}
         names = case_names(suite)
@@ -270,3 +290,37 @@ class FakeSim:
                     continue
                 out[key] = None if spec.get("fail") and side == "head" else (value,)
         return SideRun(out, suite)
+
+
+def _family_folder(extra: Mapping[str, str]) -> Path | None:
+    folder = extra.get(PROFILES_VARIABLE)
+    return Path(folder) / SIM_BENCH if folder else None
+
+
+def _keep_code(doc: Mapping[str, Any], extra: Mapping[str, str]) -> None:
+    """What a preparing run's native pass keeps: each case's kernels' code."""
+    family = _family_folder(extra)
+    code = {k: v for spec in doc.values() for k, v in dict(spec.get("code", {})).items()}
+    if family is None or not code:
+        return
+    (family / "code").mkdir(parents=True)
+    for kernel, asm in code.items():
+        (family / "code" / f"{kernel}.s").write_text(str(asm))
+        (family / "code" / f"{kernel}.ll").write_text("")
+    (family / "code" / "index.json").write_text(json.dumps({k: k for k in code}))
+
+
+def _keep_tables(doc: Mapping[str, Any], extra: Mapping[str, str]) -> None:
+    """What a counting run keeps: each case's functions table (instructions only)."""
+    family = _family_folder(extra)
+    for case, spec in doc.items() if family is not None else ():
+        assert family is not None
+        own = dict(spec.get("functions", {}))
+        if not own:
+            continue
+        costs = {k: (float(v),) + (0.0,) * (len(EVENT_NAMES) - 1) for k, v in own.items()}
+        kernels = frozenset(spec.get("kernels", ()))
+        table = FunctionsTable(EVENT_NAMES, costs, dict(costs), {}, kernels)
+        folder = family / "cases" / f"{case}-8"
+        folder.mkdir(parents=True)
+        (folder / "functions.json").write_text(json.dumps(table.to_json()))

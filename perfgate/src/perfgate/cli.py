@@ -37,6 +37,7 @@ COMMANDS = (
     "history",
     "watch",
     "parity_result",
+    "explain",
 )
 
 

@@ -233,3 +233,67 @@ def test_a_bench_of_the_sim_family_alone_runs_no_wall_round(tmp_path: Path) -> N
     assert sides.calls == [] and len(sim.runs) == 1
     (case,) = _sim_cases(repo)
     assert case["verdict"] == "unchanged"
+
+
+VECTOR_ASM = "\t.type\tk,@function\nk:\n\tvaddpd\t%ymm0, %ymm1, %ymm1\n\tjne\t.L1\n\tretq\n"
+ALLOC_ASM = "\t.type\tk,@function\nk:\n\tcallq\t*%rcx\n\tvaddsd\t%xmm0, %xmm1, %xmm1\n\tretq\n"
+KEPT = {
+    "cycles": 9e6, "instructions": 8e6, "l1": 1e4, "ll": 100.0, "kernels": ["motion_kernel"],
+    "functions": {"motion_kernel": 7.9e6, "main": 1e5}, "code": {"motion_kernel": VECTOR_ASM},
+}  # fmt: skip
+
+
+def _attribution(repo: Path) -> str:
+    """The report's "where it moved" section ("" when there is none)."""
+    text = (repo / "out" / "report.md").read_text()
+    start = text.find("#### Where it moved")
+    return text[start : text.index("#### Improvements", start)] if start >= 0 else ""
+
+
+def test_an_a_a_run_keeps_profiles_and_attributes_nothing(tmp_path: Path) -> None:
+    """Both sides kept their functions tables and code: nothing beyond the threshold, so
+    no attribution section."""
+    repo = make_repo(tmp_path, SIM_CONFIG)
+    base = _commit_sim(repo, {"numpy": KEPT}, "counts")
+    sim = FakeSim()
+    assert _gate(repo, base, base, sim) == 0
+    assert _attribution(repo) == ""
+    kept = {name: Path(folder).name for name, folder in sim.keeping.items()}
+    assert kept == {  # a side prepares and counts into one folder; the layout check keeps none
+        "sim-prep-base": "sim-kept-base", "sim-base-1": "sim-kept-base",
+        "sim-prep-head": "sim-kept-head", "sim-head-1": "sim-kept-head",
+    }  # fmt: skip
+    table = Path(sim.keeping["sim-head-1"]) / "sim_suite.SimKernel" / "cases" / "numpy-8"
+    assert (table / "functions.json").is_file()
+
+
+def test_work_added_around_the_kernel_is_named_first(tmp_path: Path) -> None:
+    """+1.5% cycles, a NumPy reduction after an unchanged kernel: exit 1, the
+    reduction named first, the kernel unchanged and its machine code too."""
+    repo = make_repo(tmp_path, SIM_CONFIG)
+    base = _commit_sim(repo, {"numpy": KEPT}, "counts")
+    functions = {**KEPT["functions"], "FLOAT_pairwise_sum": 1.2e5}  # type: ignore[dict-item]
+    slower = {**KEPT, "cycles": 9.135e6, "instructions": 8.12e6, "functions": functions}
+    head = _commit_sim(repo, {"numpy": slower}, "a reduction after the kernel")
+    assert _gate(repo, base, head, FakeSim()) == 1
+    section = _attribution(repo)
+    assert "**FLOAT\\_pairwise\\_sum** moved most, +120k cycles" in section
+    assert "unchanged kernels: motion\\_kernel" in section
+    assert "- **motion\\_kernel**: machine code unchanged" in section
+
+
+def test_work_added_inside_the_kernel_names_it_with_its_code_difference(tmp_path: Path) -> None:
+    """The kernel itself grew and went scalar and allocating: exit 1, the kernel named
+    first (as a Numba kernel), its code summary showing the difference."""
+    repo = make_repo(tmp_path, SIM_CONFIG)
+    base = _commit_sim(repo, {"numpy": KEPT}, "counts")
+    functions = {"motion_kernel": 8.03e6, "main": 1e5}
+    slower = {**KEPT, "cycles": 9.135e6, "instructions": 8.13e6, "functions": functions,
+              "code": {"motion_kernel": ALLOC_ASM}}  # fmt: skip
+    head = _commit_sim(repo, {"numpy": slower}, "more work in the kernel")
+    assert _gate(repo, base, head, FakeSim()) == 1
+    section = _attribution(repo)
+    assert "**motion\\_kernel** (Numba kernel) moved most, +130k cycles" in section
+    assert "- **motion\\_kernel**: branches 1 -&gt; 0, calls 0 -&gt; 1" in section
+    html = (repo / "out" / "report.html").read_text()
+    assert "<strong>motion_kernel</strong> (Numba kernel) moved most" in html

@@ -138,10 +138,12 @@ def test_the_variables_a_sim_run_reads_reach_its_process() -> None:
     TOKEN, ...): a variable the sim suite reads must survive it (PERFGATE_SIM_PASS did not,
     so the gate's preparing runs counted every case under valgrind)."""
     from perfgate.secrets import child_environment
+    from perfgate.sim.attribution.keep import PROFILES_VARIABLE
     from perfgate.sim.child import LAYOUT_VARIABLE
     from perfgate.sim.harness import PREPARE_VARIABLE
 
     names = (PREPARE_VARIABLE, LAYOUT_VARIABLE, "PERFGATE_BENCH", "PERFGATE_SIM_TARGET")
+    names += (PROFILES_VARIABLE,)
     seen = child_environment({name: "1" for name in names})
     assert set(names) <= set(seen)
 
@@ -183,3 +185,16 @@ def test_the_measured_process_is_one_unbound_thread() -> None:
     env = measured_environment(given, {"NUMBA_CPU_NAME": "haswell"})
     assert env["OMP_PROC_BIND"] == "false" and env["KMP_AFFINITY"] == "disabled"
     assert env["NUMBA_NUM_THREADS"] == "1" and env["NUMBA_CPU_NAME"] == "haswell"
+
+
+def test_the_harness_variables_do_not_reach_the_measured_process() -> None:
+    """The stage (PERFGATE_SIM_PREPARE) and the profiles folder are read by the harness
+    only: passed on, their values' lengths moved the measured process's stack between a run
+    of both passes and a counting run, and the counting run's cycles differed."""
+    from perfgate.sim.attribution.keep import PROFILES_VARIABLE
+    from perfgate.sim.harness import PREPARE_VARIABLE, measured_environment
+
+    given = {PREPARE_VARIABLE: "done", PROFILES_VARIABLE: "/tmp/kept", "KEEP_ME": "1"}
+    env = measured_environment(given, {})
+    assert PREPARE_VARIABLE not in env and PROFILES_VARIABLE not in env
+    assert env["KEEP_ME"] == "1"

@@ -1,6 +1,7 @@
 """The compare stage (pure): each instrument's measurements compared by the instrument
 itself (`perfgate.instrument.Instrument.compare`), in the registry's order, into the tables
-of one run: head vs base, variant vs baseline, thread scaling and compile times."""
+of one run: head vs base, variant vs baseline, thread scaling, compile times and where the
+simulator's cases beyond their thresholds moved."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from perfgate.config import GateConfig
 from perfgate.gate import instruments
 from perfgate.instrument import Calibration
 from perfgate.model import CaseComparison, VariantComparison
+from perfgate.sim.attribution.findings import ATTRIBUTION, CaseAttribution
 from perfgate.wall.compare.compile_times import CompileRow
 from perfgate.wall.compare.scaling import ScalingRow
 
@@ -29,6 +31,8 @@ class Analysis:
     environments: Mapping[str, frozenset[str]] = field(default_factory=dict)
     #: what the instruments say of their measurements, for the report's notes
     notes: tuple[str, ...] = ()
+    #: where each sim case beyond its threshold moved (`perfgate.sim.attribution.findings`)
+    attribution: list[CaseAttribution] = field(default_factory=list)
 
 
 def analyse(measured: Mapping[str, Any], config: GateConfig, calibration: Calibration) -> Analysis:
@@ -58,4 +62,5 @@ def analyse(measured: Mapping[str, Any], config: GateConfig, calibration: Calibr
         tables["compile_rows"],
         envs,
         notes,
+        tables.get(ATTRIBUTION, []),
     )

@@ -309,6 +309,7 @@ def _report(run: GateRun) -> render.Report:
         scaling=analysis.scaling,
         variant_scaling=analysis.variant_scaling,
         compile_rows=analysis.compile_rows,
+        attribution=analysis.attribution,
         parity=run.parity,
         environment=run.environment,
         notes=run.notes,

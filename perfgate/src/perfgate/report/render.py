@@ -34,6 +34,7 @@ from perfgate.model import (
     ParityResult,
     VariantComparison,
 )
+from perfgate.report import attribution
 from perfgate.report.chart import (
     HEAD_VS_BASE,
     ChartPoint,
@@ -53,6 +54,7 @@ from perfgate.report.report_format import (
     fmt_time,
     short_sha,
 )
+from perfgate.sim.attribution.findings import CaseAttribution
 from perfgate.twins import side_by_side, wall_key
 from perfgate.verdict import CaseVerdict, GateVerdict
 from perfgate.wall import visibility
@@ -96,6 +98,8 @@ class Report:
     scaling: Sequence[ScalingRow] = ()
     variant_scaling: Sequence[ScalingRow] = ()
     compile_rows: Sequence[CompileRow] = ()
+    #: where each sim case beyond its threshold moved (decided by the compare stage)
+    attribution: Sequence[CaseAttribution] = ()
     parity: ParityResult | None = None
     environment: EnvironmentCheck | None = None
     notes: Sequence[str] = field(default_factory=tuple)
@@ -287,6 +291,7 @@ def _context(report: Report) -> dict[str, Any]:
         **_chart(report),
         **_visibility(report),
         "both": side_by_side(report.rows, report.config),
+        "attribution": attribution.views(report.attribution),
     }
 
 

@@ -134,6 +134,20 @@ def run_case(
     }
 
 
+def _record(spec: Mapping[str, Any], on_valgrind: bool) -> None:
+    """What the spec asks to keep beside the counts (`perfgate.sim.attribution.keep`): the
+    kernels' code ranges in the measured process, their code in the native pass. Imported
+    only then, after the cases: a process that keeps nothing runs what it always ran."""
+    if not spec.get("kernels") and not spec.get("code"):
+        return
+    from perfgate.sim.attribution import record
+
+    if on_valgrind and spec.get("kernels"):
+        record.write_map(Path(spec["kernels"]))
+    if not on_valgrind and spec.get("code") and not Path(spec["code"]).exists():
+        record.write_code(Path(spec["code"]))
+
+
 def main(argv: list[str]) -> int:
     """Measure the cases of the spec file ``argv[0]``; 0 when the status file was written."""
     spec = json.loads(Path(argv[0]).read_text())
@@ -144,6 +158,10 @@ def main(argv: list[str]) -> int:
     for case in spec["cases"]:
         status["cases"][case["id"]] = run_case(factory, case, spec)
     del ballast  # alive until every case was measured
+    try:
+        _record(spec, status["on_valgrind"])
+    except Exception:  # what is kept beside the counts never costs the counts themselves
+        status["record_error"] = traceback.format_exc()[-2000:]
     out = Path(spec["status"])
     tmp = out.with_name(out.name + f".tmp{os.getpid()}")
     tmp.write_text(json.dumps(status))

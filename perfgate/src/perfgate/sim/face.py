@@ -1,12 +1,16 @@
 """The simulator's face (`perfgate.instrument.Instrument`): the sim family counted under
 callgrind, base, head and (unless a calibrated check covers it) the base again, all at once
-(`phase`), one count a side compared against the base's determinism (`compare`)."""
+(`phase`), one count a side compared against the base's determinism (`compare`), and each
+case beyond its threshold attributed to the functions and kernels that moved
+(`perfgate.sim.attribution.findings`, the findings' `ATTRIBUTION` table)."""
 
 from __future__ import annotations
 
 from perfgate.config import GateConfig
 from perfgate.instrument import Bench, Calibration, Findings
 from perfgate.settings import GateSettings
+from perfgate.sim.attribution.findings import ATTRIBUTION, attribute_rows
+from perfgate.sim.attribution.sides import KeptSide
 from perfgate.sim.compare import compare_sim
 from perfgate.sim.compare_scaling import compare_sim_scaling
 from perfgate.sim.phase import SimMeasured, run_sim_phase
@@ -46,4 +50,6 @@ class Simulator:
         rows = compare_sim(m.base, m.head, m.base_again, config, calibration.checks)
         rows += compare_sim_scaling(m.base, m.head, m.base_again, config)
         environments = {side: frozenset(names) for side, names in m.environments.items()}
-        return Findings(rows, environments=environments)
+        base, head = m.kept.get("base", KeptSide()), m.kept.get("head", KeptSide())
+        found = attribute_rows(rows, base, head, config.sim.tolerance)
+        return Findings(rows, tables={ATTRIBUTION: found}, environments=environments)

@@ -26,6 +26,7 @@ from typing import Any
 
 from perfgate.errors import UserError
 from perfgate.sim import callgrind, child, target
+from perfgate.sim.attribution import keep
 from perfgate.sim.cost import Events
 
 #: the measured process is single-threaded: valgrind serializes threads anyway, and a pool's
@@ -62,6 +63,10 @@ PREPARE_ONLY, PREPARE_DONE = "1", "done"
 
 #: What a case of a preparing run says.
 PREPARED = "prepared: built and called natively, not reported"
+
+
+#: variables the harness reads and the measured process never does
+_HARNESS_ONLY = frozenset({PREPARE_VARIABLE, keep.PROFILES_VARIABLE})
 
 
 def stage_of(environ: Mapping[str, str]) -> Stage:
@@ -115,9 +120,11 @@ class SimOutcome:
 
 def child_environment(env: Mapping[str, str]) -> dict[str, str]:
     """The measured process's environment: the caller's without asv's own variables (they
-    name the round's folders, whose lengths differ between sides and would shift the stack),
-    plus the settings that make a count repeatable."""
-    kept = {k: v for k, v in env.items() if not k.startswith("ASV")}
+    name the round's folders, whose lengths differ between sides and would shift the stack)
+    and without the harness's own (`_HARNESS_ONLY`: read here, never by the measured process;
+    the stage's value differs between a run of both passes and a counting run, and moved the
+    stack between them), plus the settings that make a count repeatable."""
+    kept = {k: v for k, v in env.items() if not k.startswith("ASV") and k not in _HARNESS_ONLY}
     return {**kept, **callgrind.DETERMINISTIC_ENV}
 
 
@@ -183,7 +190,12 @@ def measure(
     with tempfile.TemporaryDirectory(prefix="perfgate-sim-") as tmp:
         work = Path(tmp)
         argv = [python, "-m", "perfgate.sim.child", str(work / "spec.json")]
-        (work / "spec.json").write_text(json.dumps(_spec_document(spec, work / "status.json")))
+        document = _spec_document(spec, work / "status.json")
+        kept = keep.folder(base_env)
+        if kept is not None:  # the per-function data, kept beside the counts
+            kept = kept / keep.family_name(spec.module, spec.class_name)
+            document.update(keep.spec_fields(work, kept))
+        (work / "spec.json").write_text(json.dumps(document))
         if stage is not Stage.COUNT:
             native = _native_pass(work, argv, child_env, timeout_s)
             if stage is Stage.PREPARE:
@@ -196,7 +208,19 @@ def measure(
             raise SimRunError(f"sim: the simulated pass did not run under valgrind:\n{tail}")
         names = [child.dump_name(c.id, i) for c in spec.cases for i in range(len(spec.weights))]
         dumps = callgrind.read_dumps(work, names)
+        if kept is not None:
+            _keep(kept, work, spec, simulated)
     return _outcome(spec, simulated["cases"], dumps, callgrind.fingerprint(version, jit))
+
+
+def _keep(kept: Path, work: Path, spec: SimSpec, status: Mapping[str, Any]) -> None:
+    """Keep the per-function data of every case counted ok (`perfgate.sim.attribution.keep`),
+    and why the measured process could not record its kernels, if it could not."""
+    states = status["cases"]
+    ok = [(c.id, c.params) for c in spec.cases if states.get(c.id, {}).get("state") == "ok"]
+    calls = range(len(spec.weights))
+    names = {c: [child.dump_name(c, i) for i in calls] for c, _ in ok}
+    keep.save(kept, work, ok, names, spec.weights, status.get("record_error"))
 
 
 def _native_pass(

@@ -24,6 +24,8 @@ from perfgate.formats.benchmarks_json import benchmark_units
 from perfgate.formats.noise import SimCheck
 from perfgate.model import CaseKey, Measurement
 from perfgate.settings import GateSettings
+from perfgate.sim.attribution.keep import PROFILES_VARIABLE
+from perfgate.sim.attribution.sides import KeptSide, load_side
 from perfgate.sim.child import LAYOUT_VARIABLE
 from perfgate.sim.figures import DECISIVE
 from perfgate.sim.harness import PREPARE_DONE, PREPARE_ONLY, PREPARE_VARIABLE
@@ -35,6 +37,27 @@ RUNS = (("base", "sim-base-1"), ("head", "sim-head-1"), ("base", "sim-base-2"))
 PREPARE = (("base", "sim-prep-base"), ("head", "sim-prep-head"))
 #: variables of single runs: the base's second count has its memory layout shifted
 RUN_ENV = {"sim-base-2": {LAYOUT_VARIABLE: "1"}}
+#: side -> the folder its runs keep their per-function data into (`keep`): the preparing
+#: run writes the kernels' code, the first counting run the cases' tables; the base's
+#: layout-shifted count keeps nothing (kept files are never overwritten)
+KEPT = {"base": "sim-kept-base", "head": "sim-kept-head"}
+_KEEPING = {
+    "sim-prep-base": "base",
+    "sim-prep-head": "head",
+    "sim-base-1": "base",
+    "sim-head-1": "head",
+}
+
+
+def run_variables(
+    run_dir: Path, shared: Mapping[str, Mapping[str, str]]
+) -> dict[str, dict[str, str]]:
+    """``shared`` (folder name -> its variables) with each keeping run's profiles folder."""
+    out = {name: dict(extra) for name, extra in shared.items()}
+    for name, side in _KEEPING.items():
+        out.setdefault(name, {})[PROFILES_VARIABLE] = str(run_dir / KEPT[side])
+    return out
+
 
 SimRunner = Callable[
     [GateSettings, Sequence[tuple[str, Path]], Sequence[str], Mapping[str, Mapping[str, str]]],
@@ -55,6 +78,8 @@ class SimMeasured:
     seconds: float
     #: side -> the asv environments its runs measured in (checked with the wall clock's)
     environments: dict[str, set[str]] = field(default_factory=dict)
+    #: side -> what its runs kept per function (`perfgate.sim.attribution.sides`)
+    kept: dict[str, KeptSide] = field(default_factory=dict)
 
 
 def sim_env(settings: GateSettings, bench: Sequence[str]) -> dict[str, str]:
@@ -101,7 +126,7 @@ def run_sim_phase(
         prepare(s, bench, log, runner)
         what = "the base twice and the head once" if len(first) == 3 else "the base and the head"
         log(f"sim: counting {what} under callgrind, all at once")
-        done = list(runner(counting, first, bench, RUN_ENV))
+        done = list(runner(counting, first, bench, run_variables(settings.run_dir, RUN_ENV)))
     except NothingSelected:
         log(f"sim: the suite has no benchmark for {list(bench)}; nothing to count")
         return SimMeasured({}, {}, {}, time.monotonic() - started)
@@ -115,7 +140,8 @@ def run_sim_phase(
     environments: dict[str, set[str]] = {}
     for (side, _folder), run in zip(runs, done, strict=False):
         environments.setdefault(side, set()).add(run.env_name)
-    return SimMeasured(base, head, again, seconds, environments)
+    kept = {side: load_side(settings.run_dir / folder) for side, folder in KEPT.items()}
+    return SimMeasured(base, head, again, seconds, environments, kept)
 
 
 def prepare(
@@ -131,7 +157,7 @@ def prepare(
     log("sim: preparing the base and the head (each case built and called natively, not counted)")
     prepare_env = replace(settings, env={**settings.env, PREPARE_VARIABLE: PREPARE_ONLY})
     runs = [(side, settings.run_dir / folder) for side, folder in PREPARE]
-    runner(prepare_env, runs, bench, {})
+    runner(prepare_env, runs, bench, run_variables(settings.run_dir, {}))
 
 
 def unchecked(base: Mapping[CaseKey, Measurement], checks: Mapping[CaseKey, SimCheck]) -> bool:

@@ -1,0 +1,124 @@
+"""The report's "where it moved" section (pure): each sim case beyond its threshold, the
+function or kernel that moved most named first, the functions that moved, and the compiled
+kernels it ran, those whose machine code differs first with both sides' summaries.
+
+The attributions were decided by the compare stage (`perfgate.sim.attribution.findings`);
+this module only shapes them for the templates, which escape every value (function names
+come from the head's code: untrusted text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from perfgate.sim.attribution.diff import Moved, compact
+from perfgate.sim.attribution.findings import CaseAttribution
+
+#: functions listed per case (the rest are counted)
+LIMIT = 8
+
+
+@dataclass(frozen=True)
+class FunctionLine:
+    """One function that moved, as a table row."""
+
+    label: str
+    kernel: bool
+    base: str
+    head: str
+    change: str
+    caller: str
+    entry: str
+
+
+@dataclass(frozen=True)
+class KernelLine:
+    """One compiled kernel the case ran: what changed, and each side's summary if it did."""
+
+    kernel: str
+    what: str
+    base: str
+    head: str
+
+
+@dataclass(frozen=True)
+class AttributionView:
+    """One attributed case, ready to draw."""
+
+    case: str
+    verdict: str
+    blocking: bool
+    state: str
+    figure: str
+    #: the case's change of the figure, all functions together (``+1.23%``)
+    change: str
+    #: the function or kernel that moved most, and by how much (empty: none)
+    first: str
+    first_kernel: bool
+    first_delta: str
+    functions: tuple[FunctionLine, ...]
+    more: int
+    unchanged: tuple[str, ...]
+    kernels: tuple[KernelLine, ...]
+    #: why the case has no attribution (state "missing")
+    missing: str
+    tolerance: str
+
+
+def _function(m: Moved) -> FunctionLine:
+    return FunctionLine(
+        m.label,
+        m.kernel,
+        f"{m.base:,.0f}",
+        f"{m.head:,.0f}",
+        compact(m.delta),
+        m.caller or "",
+        m.entry or "",
+    )
+
+
+def _kernels(found: CaseAttribution) -> tuple[KernelLine, ...]:
+    ordered = sorted(found.code, key=lambda c: (not c.changed, c.kernel))
+    out = []
+    for c in ordered:
+        shown = c.changed and c.base is not None and c.head is not None
+        base = c.base.line() if shown and c.base else ""
+        head = c.head.line() if shown and c.head else ""
+        out.append(KernelLine(c.kernel, c.what(), base, head))
+    return tuple(out)
+
+
+def _case(found: CaseAttribution) -> str:
+    family = found.key.benchmark.rsplit(".", 1)[0]
+    params = found.key.params_text()
+    return f"{family}({params})" if params else family
+
+
+def view(found: CaseAttribution) -> AttributionView:
+    """One case's view (see the module)."""
+    a = found.attribution
+    change = a.change if a is not None else None
+    first = found.first
+    return AttributionView(
+        case=_case(found),
+        verdict=found.verdict.symbol,
+        blocking=found.blocking,
+        state=found.state.value,
+        figure=a.figure if a is not None else "",
+        change=f"{change * 100:+.2f}%" if change is not None else "n/a",
+        first=first.label if first else "",
+        first_kernel=bool(first and first.kernel),
+        first_delta=compact(first.delta) if first else "",
+        functions=tuple(_function(m) for m in (a.moved[:LIMIT] if a else ())),
+        more=max(0, len(a.moved) - LIMIT) if a else 0,
+        unchanged=a.unchanged_kernels if a else (),
+        kernels=_kernels(found),
+        missing=found.missing,
+        tolerance=f"{a.tolerance:.2%}" if a is not None else "",
+    )
+
+
+def views(found: Sequence[CaseAttribution]) -> list[AttributionView]:
+    """Every attributed case's view, in the compare stage's order (blocking first)."""
+    return [view(f) for f in found]

@@ -1,0 +1,168 @@
+"""Base vs head per function: where a case's change went, largest first.
+
+Each function's own (exclusive) cost of one figure is compared; the own costs sum to the
+case's total, so the listed changes add up to the case's change (less what moved by no more
+than the tolerance). A function is listed when its change exceeds ``tolerance`` of the
+base's total (the sim instrument's tolerance: what two counts of the same code may differ
+by), so an A/A comparison lists nothing. Each listed function names the caller whose calls
+into it moved most in the same direction ("called from"), and the kernels that did not move
+are named as unchanged: "+1.23% instructions: +124k in `PyArray_Sum` called from
+`array_sum`; `motion_kernel` unchanged".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from perfgate.sim.attribution.table import FunctionsTable, is_interpreter, metric
+
+#: the default figure and tolerance (the gate's sim tolerance)
+FIGURE = "instructions"
+TOLERANCE = 0.001
+
+
+@dataclass(frozen=True)
+class Moved:
+    """One function whose own cost moved beyond the tolerance."""
+
+    label: str
+    base: float
+    head: float
+    #: True for Numba kernel code (named from the measured process's code ranges)
+    kernel: bool
+    #: the caller whose calls into this function moved most, the same way (None: none)
+    caller: str | None = None
+    #: following such callers up: the last function before the Python interpreter, the
+    #: operation Python code called (``PyArray_Sum``: ``ndarray.sum``); None where the
+    #: chain does not reach the interpreter or is the caller itself
+    entry: str | None = None
+
+    @property
+    def delta(self) -> float:
+        """head - base."""
+        return self.head - self.base
+
+
+@dataclass(frozen=True)
+class Attribution:
+    """Where one case's figure moved between base and head."""
+
+    figure: str
+    base_total: float
+    head_total: float
+    tolerance: float
+    #: functions that moved beyond the tolerance, largest change (by size) first
+    moved: tuple[Moved, ...]
+    #: kernels (on either side) none of whose functions (the kernel, its wrappers, its
+    #: parfor loops) moved beyond the tolerance
+    unchanged_kernels: tuple[str, ...]
+
+    @property
+    def change(self) -> float | None:
+        """The case's relative change of the figure (None without a base)."""
+        return self.head_total / self.base_total - 1.0 if self.base_total > 0 else None
+
+    def sentence(self, limit: int = 3) -> str:
+        """One line: the change, the first ``limit`` functions, the kernels unchanged."""
+        change = self.change
+        head = f"{change * 100:+.2f}% {self.figure}" if change is not None else self.figure
+        if not self.moved:
+            return f"{head}: no function moved beyond {self.tolerance:.2%} of the total"
+        parts = [_where(m) for m in self.moved[:limit]]
+        if len(self.moved) > limit:
+            parts.append(f"{len(self.moved) - limit} more")
+        text = f"{head}: {', '.join(parts)}"
+        if self.unchanged_kernels:
+            names = ", ".join(f"`{k}`" for k in self.unchanged_kernels)
+            text += f"; {names} unchanged"
+        return text
+
+
+def compact(value: float) -> str:
+    """A signed count in few characters: +124k, -1.5M, +950."""
+    size = abs(value)
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if size >= scale:
+            digits = 0 if size >= 100 * scale else 1
+            return f"{value / scale:+.{digits}f}{suffix}"
+    return f"{value:+.0f}"
+
+
+def _where(moved: Moved) -> str:
+    text = f"{compact(moved.delta)} in `{moved.label}`"
+    if moved.caller:
+        text += f" called from `{moved.caller}`"
+    if moved.entry:
+        text += f" (from Python via `{moved.entry}`)"
+    return text
+
+
+def _entry(
+    base: FunctionsTable, head: FunctionsTable, label: str, figure: str, sign: float
+) -> tuple[str | None, str | None]:
+    """(the caller of ``label`` that moved most, the last function before the interpreter
+    on the chain of such callers); see `Moved`."""
+    objects = {**base.objects, **head.objects}
+    first = _caller(base, head, label, figure, sign)
+    chain, current = [label], first
+    while current is not None and current not in chain:
+        if is_interpreter(objects.get(current, "")):
+            entry = chain[-1]
+            return first, entry if entry not in (label, first) else None
+        chain.append(current)
+        current = _caller(base, head, current, figure, sign)
+    return first, None
+
+
+def _caller(
+    base: FunctionsTable, head: FunctionsTable, label: str, figure: str, sign: float
+) -> str | None:
+    """The caller of ``label`` whose calls into it moved most in direction ``sign``."""
+    best, best_delta = None, 0.0
+    callers = {a for a, b in (*base.calls, *head.calls) if b == label}
+    for caller in sorted(callers):
+        before = base.calls.get((caller, label))
+        after = head.calls.get((caller, label))
+        b = metric(before[1], base.events, figure) if before else 0.0
+        h = metric(after[1], head.events, figure) if after else 0.0
+        if (h - b) * sign > best_delta:
+            best, best_delta = caller, (h - b) * sign
+    return best
+
+
+def attribute(
+    base: FunctionsTable,
+    head: FunctionsTable,
+    figure: str = FIGURE,
+    tolerance: float = TOLERANCE,
+) -> Attribution:
+    """Where ``figure`` moved from ``base`` to ``head`` (see the module)."""
+    if base.events != head.events:
+        raise ValueError(f"base and head count different events: {base.events} vs {head.events}")
+    zero = tuple(0.0 for _ in base.events)
+    base_total = metric(base.total(), base.events, figure)
+    head_total = metric(head.total(), head.events, figure)
+    limit = tolerance * base_total
+    kernels = base.kernels | head.kernels
+    moved, unchanged = [], []
+    for label in sorted(set(base.own) | set(head.own)):
+        b = metric(base.own.get(label, zero), base.events, figure)
+        h = metric(head.own.get(label, zero), head.events, figure)
+        if abs(h - b) > limit:
+            sign = 1.0 if h > b else -1.0
+            caller, entry = _entry(base, head, label, figure, sign)
+            moved.append(Moved(label, b, h, label in kernels, caller, entry))
+        elif label in kernels and (b > 0 or h > 0) and not label.endswith(_RUNTIME):
+            unchanged.append(kernel_of(label))
+    moved.sort(key=lambda m: (-abs(m.delta), m.label))
+    still = sorted(set(unchanged) - {kernel_of(m.label) for m in moved if m.kernel})
+    return Attribution(figure, base_total, head_total, tolerance, tuple(moved), tuple(still))
+
+
+_RUNTIME = "(Numba runtime)"
+
+
+def kernel_of(label: str) -> str:
+    """The kernel a kernel function's label belongs to: ``motion_kernel (parfor loop)`` ->
+    ``motion_kernel``."""
+    return label.split(" (", 1)[0]

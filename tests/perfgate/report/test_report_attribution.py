@@ -1,0 +1,133 @@
+"""perfgate.report.attribution: the report's "where it moved" section of the sim cases
+beyond their threshold (golden markdown and HTML; escaped names; absent for an A/A run).
+
+Regenerate the golden files with ``pytest --update-golden`` on this file."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from golden_check import check_golden
+
+from perfgate.config_files import load_config
+from perfgate.gate.decide import decide
+from perfgate.model import CaseComparison, CaseKey
+from perfgate.report.render import Report, render_html, render_markdown
+from perfgate.sim.attribution.findings import CaseAttribution, attribute_rows
+from perfgate.sim.attribution.sides import KeptSide
+from perfgate.sim.attribution.table import FunctionsTable
+from perfgate.sim.cost import EVENT_NAMES
+from perfgate.verdict import CaseVerdict
+
+HERE = Path(__file__).parent.parent  # tests/perfgate: golden/ and data/
+GOLDEN = HERE / "golden"
+CONFIG = dataclasses.replace(
+    load_config(HERE / "data" / "pyproject-perfgate.toml"), confirm=False, source="ref"
+)
+FAMILY = "sim_hot.SimHot"
+ASM = "\t.type\tk,@function\nk:\n\tvaddpd\t%ymm0, %ymm1, %ymm1\n\tjne\t.L1\n\tretq\n"
+ASM_ALLOC = "\t.type\tk,@function\nk:\n\tcallq\t*%rcx\n\tvaddsd\t%xmm0, %xmm1, %xmm1\n\tretq\n"
+
+
+def _costs(ir: float) -> tuple[float, ...]:
+    return (ir,) + (0.0,) * (len(EVENT_NAMES) - 1)
+
+
+def _table(own: dict[str, float], kernels: frozenset[str] = frozenset()) -> FunctionsTable:
+    costs = {label: _costs(ir) for label, ir in own.items()}
+    calls = {("Dispatcher_call", label): (1.0, _costs(ir)) for label, ir in own.items()}
+    return FunctionsTable(EVENT_NAMES, costs, dict(costs), calls, kernels)
+
+
+def _key(path: str) -> CaseKey:
+    return CaseKey(f"{FAMILY}.track_cycles", (("task", "g1"), ("path", path)))
+
+
+def _row(path: str, verdict: CaseVerdict = CaseVerdict.REGRESSED) -> CaseComparison:
+    return CaseComparison(
+        _key(path), verdict, 0.01, True, ratio=1.03, base_median=1e7, head_median=1.03e7,
+        n_base=2, n_head=1, unit="cycles", instrument="sim", figure="instructions",
+    )  # fmt: skip
+
+
+def _attributions(kernel_label: str = "motion_kernel (parfor loop)") -> list[CaseAttribution]:
+    """Three cases beyond the threshold: work added inside a kernel (its code allocating),
+    work added around another kernel (whose code is the same), and a case the head kept no
+    table of."""
+    motion, hand = frozenset({kernel_label}), frozenset({"hand_kernel"})
+    base = {
+        "assembled": _table({kernel_label: 1e7, "main": 5e3}, motion),
+        "handwritten": _table({"hand_kernel": 1e7, "main": 5e3}, hand),
+        "numpy": _table({"main": 1e7}),
+    }
+    head = {
+        "assembled": _table({kernel_label: 1.03e7, "main": 5e3, "memset": 1.6e4}, motion),
+        "handwritten": _table(
+            {"hand_kernel": 1e7, "main": 5e3, "FLOAT_pairwise_sum": 1.24e5}, hand
+        ),
+    }
+    code = {"motion_kernel": (ASM, ""), "hand_kernel": (ASM, "")}
+    kept_base = KeptSide({FAMILY: {f"g1-{p}": t for p, t in base.items()}}, {FAMILY: code})
+    code = {**code, "motion_kernel": (ASM_ALLOC, "")}
+    kept_head = KeptSide({FAMILY: {f"g1-{p}": t for p, t in head.items()}}, {FAMILY: code})
+    rows = [_row("assembled"), _row("handwritten"), _row("numpy")]
+    return attribute_rows(rows, kept_base, kept_head, 0.001)
+
+
+def _report(found: list[CaseAttribution]) -> Report:
+    rows = [_row(p) for p in ("assembled", "handwritten", "numpy")]
+    decision = decide(rows, [], CONFIG)
+    return Report(
+        decision=decision, config=CONFIG, base="1" * 40, head="a" * 40, machine="m",
+        command="perfgate gate", rows=rows, attribution=found,
+    )  # fmt: skip
+
+
+def _section(text: str, start: str, end: str) -> str:
+    """The part of ``text`` from ``start`` to the next ``end`` after it."""
+    first = text.index(start)
+    return text[first : text.index(end, first + len(start))]
+
+
+def test_golden_markdown_section() -> None:
+    """Each case names the function or kernel that moved most first; the kernel change
+    shows both sides' code summaries; the case without a table says so."""
+    text = render_markdown(_report(_attributions()))
+    section = _section(text, "#### Where it moved", "#### Improvements")
+    check_golden(GOLDEN / "attribution_section.md", section)
+    first = section.split("**▲ slower sim\\_hot.SimHot(task=g1, path=assembled)**: ")[1]
+    assert first.startswith("**motion\\_kernel (parfor loop)** (Numba kernel) moved most")
+
+
+def test_golden_html_section() -> None:
+    text = render_html(_report(_attributions()))
+    check_golden(GOLDEN / "attribution_section.html", _section(text, "<h2>Where it moved", "<h2>"))
+
+
+def test_an_a_a_report_has_no_section() -> None:
+    """No case beyond its threshold: no attribution, no section."""
+    report = dataclasses.replace(_report([]), rows=[_row("assembled", CaseVerdict.UNCHANGED)])
+    assert "Where it moved" not in render_markdown(report)
+    assert "Where it moved" not in render_html(report)
+
+
+def test_function_names_from_the_head_are_escaped() -> None:
+    """A function's name is the head's text: it cannot break the table, open code spans,
+    inject HTML or mention anyone."""
+    evil = "k|`x`<script>@team"
+    text = render_markdown(_report(_attributions(evil)))
+    assert "<script>" not in text and "@team" not in text
+    assert "k\\|\\`x\\`&lt;script&gt;@\u2060team" in text
+    assert "<script>" not in render_html(_report(_attributions(evil)))
+
+
+def test_golden_first_screen_names_where_each_case_moved() -> None:
+    """The first screen, under what blocked, names per case the function or kernel that
+    moved most (and a kernel's code change); a case without a table is left to the section."""
+    report = _report(_attributions())
+    markdown = _section(render_markdown(report), "**Where it moved (sim):**", "**Could see:**")
+    html = _section(render_html(report), '<div id="where">', '<p id="seen">')
+    check_golden(GOLDEN / "attribution_glance.md", markdown)
+    check_golden(GOLDEN / "attribution_glance.html", html)
+    assert "numpy" not in markdown
