@@ -23,6 +23,17 @@ PROFILE = "sac_default"
 SCALING_NUM_ENVS = (2048, 8192)
 SCALING_THREADS = (8, 32, 64)
 
+#: (task, path) -> why it is not counted per thread: valgrind 3.19 stops the per-thread run
+#: of the motion_tracking assembled kernel with SIGILL on an instruction it does not decode
+#: (docs/sim-scaling-trials.txt, section 3). Skipped with the reason (asv's skip, not a
+#: failure), so a gate selecting the family judges its other cases instead of failing.
+UNCOUNTABLE = {
+    ("motion_tracking", "assembled"): (
+        "not counted per thread: valgrind 3.19 cannot decode an instruction of this "
+        "kernel's per-thread run (SIGILL on vmovq 0xC5 0x79 0xD6 0xC0)"
+    ),
+}
+
 
 class SimScaling(SimScalingBenchmark):
     """The model's figures per ``hot_slice.compute`` call at T threads."""
@@ -43,7 +54,10 @@ class SimScaling(SimScalingBenchmark):
 
     @staticmethod
     def sim_case(task: str, path: str, num_envs: int, threads: int) -> Callable[[], object]:
-        """The built case at ``threads`` (first call done, never counted), at `FIRST_STEP`."""
+        """The built case at ``threads`` (first call done, never counted), at `FIRST_STEP`;
+        an `UNCOUNTABLE` case is skipped with its reason."""
+        if (task, path) in UNCOUNTABLE:
+            raise NotImplementedError(UNCOUNTABLE[task, path])
         batch = shared_batch(task, PROFILE, num_envs)
         case = Case(task, PROFILE, path, num_envs, threads, batch=batch)
         case.step = FIRST_STEP
