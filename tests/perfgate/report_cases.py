@@ -1,5 +1,5 @@
 """Gate reports as a quick gate writes them (fixed numbers, no randomness): a PASS with blind
-spots, a REGRESSION and a PARITY failure, and with the sim instrument beside the wall clock a
+spots, a REGRESSION, a PARITY failure and a benchmark broken on both sides, and with the sim instrument beside the wall clock a
 PASS and a regression only the simulator saw, for the golden files and the screenshot tests
 of the report's first screen."""
 
@@ -123,10 +123,28 @@ def parity_failure() -> Report:
     )
 
 
+#: asv's account of the broken case (`perfgate.formats.asv_output.failure_texts`).
+BROKEN_ERROR = (
+    "ValueError: x and y coordinate lengths do not match (bench_grid.py, line 41, in time_grid)"
+)
+
+
+def broken_on_both() -> Report:
+    """An A/A run whose one benchmark fails at base and head with a bug of its own (issue
+    38): named as broken on both sides with asv's error, exit 3 by the default policy."""
+    broken = CaseComparison(
+        CaseKey("bench_grid.Grid.time_grid", (("n", "64"),)), CaseVerdict.BROKEN, 0.05, True,
+        failed_side="both", reason=Reason.BROKEN_ON_BOTH,
+        note=f"{Reason.BROKEN_ON_BOTH.value}: {BROKEN_ERROR}",
+    )  # fmt: skip
+    return _report([*_rows(slow=1.0), broken])
+
+
 REPORTS = {
     "pass_blind": pass_with_blind_spots,
     "regression": regression,
     "parity_failure": parity_failure,
+    "broken": broken_on_both,
 }
 
 

@@ -51,6 +51,10 @@ __all__ = ["BaselinePair", "GateConfig", "ScalingConfig", "SimConfig", "Threshol
 INCONCLUSIVE_POLICIES = ("error", "block")
 INSTRUMENTS = ("wall", "sim")
 STRADDLE_POLICIES = ("report", "error", "block")
+#: What a benchmark that fails at base and at head does (`CaseVerdict.BROKEN`): "error",
+#: the gate cannot judge it (exit 3, the default: fail closed, and not the pull request's
+#: fault); "block", it blocks like a failure at head (exit 1). Never a pass of the case.
+BROKEN_POLICIES = ("error", "block")
 VARIANT_ABSOLUTE_POLICIES = ("report", "block")
 #: How each side's code gets onto the benchmarks' path: "none", its export as it is (pure
 #: Python); "pip", built and installed into a folder of its own (compiled extensions).
@@ -71,6 +75,7 @@ class GateConfig:
     higher_is_better: tuple[str, ...] = ()
     failed_blocks: bool = True
     inconclusive: str = "error"
+    broken: str = "error"
     baselines: tuple[BaselinePair, ...] = ()
     scaling: ScalingConfig | None = None
     compile_time: str = "compile"
@@ -181,6 +186,7 @@ _TOP_KEYS = {
     "higher_is_better",
     "failed_blocks",
     "inconclusive",
+    "broken",
     "baseline",
     "scaling",
     "compile_time",
@@ -288,6 +294,9 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
             "tool.perfgate.failed_blocks", data.get("failed_blocks", True), bool
         ),
         inconclusive=inconclusive,
+        broken=checked.choice(
+            "tool.perfgate.broken", data.get("broken", "error"), BROKEN_POLICIES
+        ),
         baselines=parse_pairs(data.get("baseline", [])),
         scaling=parse_scaling(data["scaling"]) if "scaling" in data else None,
         compile_time=checked.regex(

@@ -44,6 +44,7 @@ from perfgate.pipeline import (
 from perfgate.pipeline.compare.analysis import Analysis, analyse
 from perfgate.pipeline.context import GateOptions, GateSettings
 from perfgate.pipeline.discover import check_selection, discovered_names
+from perfgate.pipeline.failure_texts import explain_failures
 from perfgate.pipeline.hooks import Hooks
 from perfgate.pipeline.preview import newest_timeline
 from perfgate.pipeline.side_run import SideRun, SideRunner
@@ -176,7 +177,7 @@ def _gate_run(
     _write_timeline(s, measurer, parity_time, measurer.started - started - (parity_s or 0.0))
     fp_end = hooks.fingerprint(plan)
     sides = (sim.base, sim.head, sim.base_again) if sim is not None else None
-    analysis = analyse(measured, config, floors, sides, checks)
+    analysis = explain_failures(analyse(measured, config, floors, sides, checks), [s.run_dir])
     envs = {side: set(measurer.environments.get(side, ())) for side in ("base", "head")}
     for side, names in (sim.environments if sim is not None else {}).items():
         envs[side] |= names

@@ -48,6 +48,7 @@ from perfgate.pipeline import decide, measure, partition, publish, render, shard
 from perfgate.pipeline.compare.analysis import Analysis, analyse
 from perfgate.pipeline.compare.efficiency import EFFICIENCY_SUFFIX, time_benchmark
 from perfgate.pipeline.compare.pairs import explained
+from perfgate.pipeline.failure_texts import explain_failures
 from perfgate.pipeline.rounds import RoundLog
 from perfgate.pipeline.shard_set import Shard
 from perfgate.secrets import redact_env
@@ -204,7 +205,7 @@ def _decide(
     )
     measured = measure.measured_from(logs, shard_set.merged_units(shards), config)
     floors = shards[0].manifest.floors
-    analysis = analyse(measured, config, floors)
+    analysis = explain_failures(analyse(measured, config, floors), [s.folder for s in shards])
     rerun = {k for r in (confirm.rounds if confirm else ()) for k in (*r.base, *r.head)}
     rows, variants = unconfirmed(analysis.rows, analysis.variants, rerun, config)
     analysis = replace(analysis, rows=rows, variants=variants)

@@ -27,10 +27,12 @@ import jinja2
 from perfgate.config import GateConfig
 from perfgate.formats.report_files import MARKER, VERDICT_API_VERSION
 from perfgate.model import (
+    BROKEN_LABEL,
     CaseComparison,
     EnvironmentCheck,
     GateDecision,
     ParityResult,
+    RunCause,
     VariantComparison,
 )
 from perfgate.pipeline import instruments, visibility
@@ -329,8 +331,20 @@ def _row_json(row: CaseComparison) -> dict[str, Any]:
     } | ({"instrument": "sim", "figure": row.figure, "unit": row.unit} if row.figure else {})
 
 
+#: How a run decided by benchmarks broken on both sides is blocked, by its verdict.
+_BROKEN_BLOCKED = {
+    GateVerdict.ERROR: "blocked: the gate cannot judge it",
+    GateVerdict.REGRESSION: 'merge blocked by the policy\'s broken = "block"',
+}
+
+
 def headline(decision: GateDecision) -> str:
-    """The verdict's headline, naming the run-wide cause the decision gives, if any."""
+    """The verdict's headline, naming the run-wide cause the decision gives, if any; a run
+    decided by benchmarks broken on both sides is named as such, never a regression."""
+    if decision.cause is RunCause.BROKEN_ON_BOTH:
+        how = _BROKEN_BLOCKED.get(decision.verdict, "blocked")
+        cause = decision.cause.value
+        return f"{BROKEN_LABEL}: {cause}, not a regression of this change ({how})"
     name, _, rest = _HEADLINES[decision.verdict].partition(": ")
     return f"{name}: {decision.cause.value} ({rest})" if decision.cause else f"{name}: {rest}"
 

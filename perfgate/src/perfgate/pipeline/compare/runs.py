@@ -18,6 +18,7 @@ from perfgate.model import (
     natural_key,
 )
 from perfgate.pipeline.compare import variant_drift
+from perfgate.pipeline.compare.broken import mark_broken
 from perfgate.pipeline.compare.measurements import split_by_param
 from perfgate.pipeline.compare.pairs import CasePair, explained
 from perfgate.pipeline.compare.rows import compare_pairs
@@ -63,9 +64,10 @@ def compare_runs(
     confirm = None
     if confirmation is not None:
         confirm = {p.key: p for p in _run_pairs(*confirmation, config, floors)}
-    return compare_pairs(
+    rows = compare_pairs(
         pairs, config, blocking=lambda k: config.can_block(k.benchmark), confirm=confirm
     )
+    return [mark_broken(r) for r in rows]
 
 
 def _groups(
