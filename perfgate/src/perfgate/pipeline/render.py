@@ -35,7 +35,7 @@ from perfgate.model import (
     RunCause,
     VariantComparison,
 )
-from perfgate.pipeline import instruments, visibility
+from perfgate.pipeline import instruments, labels, visibility
 from perfgate.pipeline.chart import (
     HEAD_VS_BASE,
     ChartPoint,
@@ -205,6 +205,9 @@ _FILTERS = {
     "sha": short_sha,
     "code_block": code_block,
     "note": row_note,
+    "label": labels.case_label,
+    "variant_label": labels.variant_label,
+    "relative_label": labels.relative_label,
 }
 
 
