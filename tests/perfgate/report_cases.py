@@ -1,7 +1,7 @@
 """Gate reports as a quick gate writes them (fixed numbers, no randomness): a PASS with blind
-spots, a REGRESSION, a PARITY failure and a benchmark broken on both sides, and with the sim instrument beside the wall clock a
-PASS and a regression only the simulator saw, for the golden files and the screenshot tests
-of the report's first screen."""
+spots, a REGRESSION, a PARITY failure and a benchmark broken on both sides, and with the sim
+instrument beside the wall clock a PASS and a regression only the simulator saw, for the
+golden files and the screenshot tests of the report's first screen."""
 
 from __future__ import annotations
 

@@ -169,6 +169,7 @@ TEXT_AXIS = 41
 _DIFF_MARK = {
     CaseVerdict.REGRESSED: "-",
     CaseVerdict.FAILED: "-",
+    CaseVerdict.BROKEN: "-",
     CaseVerdict.INVALID: "-",
     CaseVerdict.IMPROVED: "+",
 }
