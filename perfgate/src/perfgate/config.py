@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from perfgate import config_values as checked
+from perfgate.config_costs import MeasuredCosts, parse_costs
 from perfgate.config_tables import (
     BaselinePair,
     ScalingConfig,
@@ -108,6 +109,9 @@ class GateConfig:
     #: Default ``--budget-minutes`` of the full gate (None: the built-in default).
     budget_minutes: float | None = None
     quick_budget_minutes: float = 3.0
+    #: What one round of each benchmark cost when ``perfgate init`` ran the suite once
+    #: (``[tool.perfgate.costs]``): the first plan's estimate, before any gate ran here.
+    costs: MeasuredCosts | None = None
     fingerprint_ignore: tuple[str, ...] = ()
     pin_threads: int | None = None
     resamples: int = 2000
@@ -206,6 +210,7 @@ _TOP_KEYS = {
     "detect_margin",
     "budget_minutes",
     "quick_budget_minutes",
+    "costs",
     "fingerprint_ignore",
     "pin_threads",
     "resamples",
@@ -332,6 +337,7 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
         quick_budget_minutes=_minutes(
             "tool.perfgate.quick_budget_minutes", data.get("quick_budget_minutes", 3.0)
         ),
+        costs=parse_costs(data["costs"]) if "costs" in data else None,
         fingerprint_ignore=checked.str_list(
             "tool.perfgate.fingerprint_ignore", data.get("fingerprint_ignore", [])
         ),

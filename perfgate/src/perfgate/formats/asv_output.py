@@ -78,7 +78,9 @@ def _exception(lines: list[str]) -> tuple[str, str]:
 def _text(lines: list[str]) -> str | None:
     """One benchmark's error text, or None when its block shows no failure."""
     status = lines[0] if lines else ""
-    failed = status == "failed" or any(_ASV_NOTE.match(x) for x in lines)
+    failed = status == "failed" or any(
+        _ASV_NOTE.match(x) or x.strip().startswith("Traceback") for x in lines
+    )
     if not failed:
         return None
     error, frame = _exception(lines[1:])
