@@ -76,7 +76,8 @@ from gh_env import TOKEN, actions_env  # noqa: E402
 from gh_fake_api import FakeGitHub, FakeServer  # noqa: E402
 from gh_openapi import OpenApi  # noqa: E402
 
-from perfgate import asv_runner, git  # noqa: E402
+from perfgate import git  # noqa: E402
+from perfgate.asv import runner as asv_runner  # noqa: E402
 from perfgate.formats import asv_conf  # noqa: E402
 
 

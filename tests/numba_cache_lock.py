@@ -17,7 +17,7 @@ Dispatchers without a disk cache (``cache=False``) are not locked.
 A kernel compiled for the first time (no index file in the cache yet) is announced to the
 file named by ``PERFGATE_PROGRESS_FILE`` when it is set (the gate sets it for its parity
 command and prints "compiling <kernel>" in its progress lines): one JSON line when the
-compile starts and one when it is done (`perfgate.pipeline.parity_progress`).
+compile starts and one when it is done (`perfgate.gate.parity_progress`).
 """
 
 from __future__ import annotations

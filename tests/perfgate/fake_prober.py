@@ -1,4 +1,4 @@
-"""A fake `perfgate.watch.prober.Prober` with a planted culprit, for the watch tests.
+"""A fake `perfgate.watch.probes.prober.Prober` with a planted culprit, for the watch tests.
 
 Commits are ordered by ``history`` (oldest first). B is stably worse than A exactly when A
 is before the culprit and B is at or after it; ``unknown`` commits answer UNKNOWN as B, and
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from perfgate.watch.prober import Probe, ProbeCase, ProbeVerdict
+from perfgate.watch.probes.prober import Probe, ProbeCase, ProbeVerdict
 
 
 @dataclass

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from perfgate.config import BaselinePair, SimConfig
 from perfgate.config_files import load_config
+from perfgate.gate.decide import decide, parity_failure_decision
 from perfgate.model import (
     CaseComparison,
     CaseKey,
@@ -19,8 +20,7 @@ from perfgate.model import (
     Reason,
     VariantComparison,
 )
-from perfgate.pipeline.decide import decide, parity_failure_decision
-from perfgate.pipeline.render import Report
+from perfgate.report.render import Report
 from perfgate.verdict import CaseVerdict
 
 CONFIG = dataclasses.replace(

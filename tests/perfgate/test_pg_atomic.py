@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 import pg_results_factory as f
@@ -9,6 +12,7 @@ import pytest
 from bad_dirs import BAD_KINDS, bad_output_dir
 
 from perfgate import atomic
+from perfgate.atomic import replace_file, write_new
 from perfgate.errors import UserError
 from perfgate.formats.samples import read_samples, write_samples_atomic
 
@@ -47,13 +51,13 @@ def test_publish_never_clobbers_a_racing_writer(
 ) -> None:
     """A file that appears after the existence check is still not replaced."""
     target = tmp_path / "samples.json"
-    real_mkstemp = atomic.tempfile.mkstemp
+    real_create = atomic._create_temporary
 
-    def racing_mkstemp(*args: object, **kwargs: object) -> tuple[int, str]:
+    def racing_create(target_: Path, mode: int) -> tuple[int, Path]:
         target.write_text("other writer")
-        return real_mkstemp(*args, **kwargs)  # type: ignore[call-overload, no-any-return]
+        return real_create(target_, mode)
 
-    monkeypatch.setattr(atomic.tempfile, "mkstemp", racing_mkstemp)
+    monkeypatch.setattr(atomic, "_create_temporary", racing_create)
     with pytest.raises(UserError, match="already exists"):
         write_samples_atomic(target, _sample_data())
     assert target.read_text() == "other writer"
@@ -104,3 +108,36 @@ def test_check_output_dir_takes_a_symlink_to_a_folder(tmp_path: Path) -> None:
     (tmp_path / "link").symlink_to(tmp_path / "real")
     atomic.check_output_dir(tmp_path / "link", "--report-dir", "the report")
     atomic.check_output_dir(tmp_path / "link" / "new", "--report-dir", "the report")
+
+
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    """The usual umask for the test, the process's own restored after it."""
+    old = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_new_files_get_the_usual_mode_under_the_umask(tmp_path: Path, umask_022: None) -> None:
+    """Issue 37 item 14: every file perfgate wrote was 0600 (mkstemp's mode)."""
+    assert write_new(tmp_path / "report.md", b"x")
+    assert _mode(tmp_path / "report.md") == 0o644
+    os.umask(0o077)
+    assert write_new(tmp_path / "private.md", b"x")
+    assert _mode(tmp_path / "private.md") == 0o600
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o664, 0o755, 0o600])
+def test_a_replaced_file_keeps_its_mode(tmp_path: Path, umask_022: None, mode: int) -> None:
+    """Issue 37 item 14: init turned an existing 0644 pyproject.toml into 0600."""
+    path = tmp_path / "pyproject.toml"
+    path.write_text("[project]\n")
+    path.chmod(mode)
+    replace_file(path, b"[project]\nname = 'x'\n")
+    assert path.read_text() == "[project]\nname = 'x'\n" and _mode(path) == mode

@@ -10,7 +10,7 @@ import pytest
 from perfgate import cli
 from perfgate.commands import compare
 from perfgate.errors import UserError
-from perfgate.pipeline.render import md_escape
+from perfgate.report.render import md_escape
 
 TOKEN = "glpat-" + "cli_secret*value" * 2
 

@@ -94,6 +94,73 @@ def test_a_grandchild_holding_the_output_open_does_not_hang(tmp_path: Path) -> N
     assert [s.pid for s in outcome.stragglers] == [grandchild]
 
 
+#: asv's way with a benchmark process: its output through pipes, read to their end after it
+#: exited. The benchmark detaches a sleeper (``setsid sh -c 'sleep 417 &'``) that inherits
+#: the pipes, so the read waits as long as the sleeper lives (issue 37, 5).
+ASV_LIKE = textwrap.dedent(
+    """
+    import subprocess, sys
+    pidfile, secret = sys.argv[1], sys.argv[2]
+    inner = f"(sleep 417; : {secret}) & echo $! > {pidfile}.tmp; mv {pidfile}.tmp {pidfile}"
+    bench = subprocess.Popen(
+        ["sh", "-c", f"setsid sh -c '{inner}'; echo benchmark done"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    bench.wait()
+    print(bench.stdout.read().decode().strip(), "read to the end", flush=True)
+    """
+)
+TOKEN = "ghp_" + "s3cr3t" * 6
+
+
+def _asv_like(tmp_path: Path) -> tuple[list[str], Path]:
+    pidfile = tmp_path / "sleeper.pid"
+    return [sys.executable, "-c", ASV_LIKE, str(pidfile), TOKEN], pidfile
+
+
+def test_a_detached_sleeper_holding_a_pipe_read_to_its_end_is_killed_while_the_child_runs(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The sleeper is killed as soon as it is orphaned, not once the child returns (which
+    it would do only when the sleeper ends: the gate waited 417 s): the child reads its
+    benchmark's output to the end within seconds, and the kill is named with its command
+    line, redacted, in the log and in the report's note."""
+    cmd, pidfile = _asv_like(tmp_path)
+    since = len(containment.killed())
+    started = time.monotonic()
+    with caplog.at_level(logging.WARNING):
+        outcome = run_process(cmd, tmp_path, {**ENV, "GITHUB_TOKEN": TOKEN}, 10.0)
+    assert time.monotonic() - started < 8.0
+    assert not outcome.timed_out and outcome.returncode == 0
+    assert "benchmark done read to the end" in outcome.tail
+    sleeper = int(pidfile.read_text())  # the subshell, whose child sleeps
+    assert not _alive(sleeper)
+    commands = {s.pid: s.command for s in outcome.stragglers}
+    assert TOKEN in commands[sleeper] and "sleep 417" in commands[sleeper]
+    assert "sleep 417" in commands.values()
+    assert f"pid {sleeper} (sh -c" in caplog.text and "(sleep 417)" in caplog.text
+    assert TOKEN not in caplog.text
+    (note,) = containment.killed_note(since)
+    assert f"pid {sleeper} (sh -c" in note and "(sleep 417)" in note and "suspicious" in note
+
+
+def test_jobs_detaching_sleepers_are_each_named_by_their_own_marker(tmp_path: Path) -> None:
+    """run_processes: the sleeper of the second job (killed while both run) is named in the
+    second job's outcome, by the marker in its environment, not in the first's."""
+    cmd, pidfile = _asv_like(tmp_path)
+    slow = [sys.executable, "-c", "import time; time.sleep(1.0); print('slow done')"]
+    started = time.monotonic()
+    first, second = run_processes([Job(slow, tmp_path, ENV, 10.0), Job(cmd, tmp_path, ENV, 10.0)])
+    assert time.monotonic() - started < 8.0
+    assert first.returncode == 0 and first.stragglers == ()
+    assert second.returncode == 0 and "read to the end" in second.tail
+    sleeper = int(pidfile.read_text())
+    assert not _alive(sleeper)
+    assert sleeper in [s.pid for s in second.stragglers]
+
+
 def test_a_time_out_is_still_reported_and_leaves_nothing_running(tmp_path: Path) -> None:
     """A child that runs past its time-out is killed with its detached descendants, and the
     outcome says it timed out, with the output it wrote so far."""
@@ -161,3 +228,27 @@ def test_a_job_past_its_time_out_is_killed_and_the_others_finish(tmp_path: Path)
     assert time.monotonic() - started < 30.0
     assert timed.timed_out and timed.returncode == -9 and "started" in timed.tail
     assert done.returncode == 2 and not done.timed_out
+
+
+def _set_subreaper(on: bool) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.prctl(containment.PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) == 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl and /proc are Linux's")
+def test_without_the_subreaper_a_detached_sleeper_is_killed_by_its_marker(
+    tmp_path: Path,
+) -> None:
+    """Where the gate is no subreaper, an orphan goes to init, out of the gate's sight; the
+    marker in its environment still names it, and it is killed before run_process returns."""
+    pidfile, target = tmp_path / "sleeper.pid", tmp_path / "late.txt"
+    cmd = [sys.executable, "-c", DETACH, str(pidfile), str(target), "60"]
+    containment.enable_subreaper()
+    _set_subreaper(False)
+    try:
+        outcome = run_process(cmd, tmp_path, ENV, 60.0)
+    finally:
+        _set_subreaper(True)
+    sleeper = int(pidfile.read_text())
+    assert not _alive(sleeper)
+    assert [s.pid for s in outcome.stragglers] == [sleeper]

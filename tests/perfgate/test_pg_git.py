@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import tarfile
 from pathlib import Path
 
 import pytest
 from git_project import run_git
 
-from perfgate import git
+from perfgate import git, tree_export
 from perfgate.errors import RunnerError
 from perfgate.git import export_commit
 
@@ -89,6 +91,40 @@ def test_half_written_export_is_rebuilt(repo: Path, tmp_path: Path) -> None:
     assert (out / "src" / "pkg" / "__init__.py").exists()
 
 
+def test_export_keeps_links_out_of_the_tree_as_links(repo: Path, tmp_path: Path) -> None:
+    """A committed link to an absolute path outside the repository (and one climbing out of
+    it) used to raise tarfile's AbsoluteLinkError: exported as links, never followed (the
+    file outside is not copied in, nothing written through them); a link inside stays."""
+    outside = tmp_path / "licence.txt"
+    outside.write_text("outside\n")
+    (repo / "LICENSE-LINK").symlink_to(outside)
+    (repo / "src" / "up").symlink_to("../../elsewhere")
+    (repo / "src" / "inside").symlink_to("pkg/__init__.py")
+    run_git(repo, "add", ".")
+    run_git(repo, "commit", "-qm", "links")
+    out = export_commit(repo, git.resolve(repo, "HEAD"), tmp_path / "exports")
+    assert os.readlink(out / "LICENSE-LINK") == str(outside)
+    assert os.readlink(out / "src" / "up") == "../../elsewhere"
+    assert (out / "src" / "inside").read_text() == "VALUE = 1\n"
+    assert outside.read_text() == "outside\n"
+    assert (out / "src" / "pkg" / "__init__.py").read_text() == "VALUE = 1\n"
+
+
+def test_export_refuses_a_link_under_a_link(tmp_path: Path) -> None:
+    """A tree whose link would be made inside another link's folder (no git tree holds
+    one; a tampered archive could) is refused by name, nothing made through the link."""
+    archive = tmp_path / "t.tar"
+    with tarfile.open(archive, "w") as tar:
+        for name, target in (("d", str(tmp_path / "away")), ("d/x", "/etc/passwd")):
+            info = tarfile.TarInfo(name)
+            info.type, info.linkname = tarfile.SYMTYPE, target
+            tar.addfile(info)
+    (tmp_path / "away").mkdir()
+    with tarfile.open(archive) as tar, pytest.raises(RunnerError, match="'d/x'"):
+        tree_export.extract_tree(tar, tmp_path / "dest")
+    assert list((tmp_path / "away").iterdir()) == []
+
+
 def _git_environment(repo: Path, isolated: bool) -> set[str]:
     """The variable names a git child of `git.Git` sees (through a shell alias)."""
     runner = git.Git(repo, isolated=isolated)
@@ -115,3 +151,42 @@ def test_git_children_get_the_allow_list_environment(
     writer = _git_environment(repo, isolated=True)
     assert not writer & {"GH_PAT", "GPG_PASSPHRASE", "DATABASE_URL"}
     assert {"GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0"} <= writer
+
+
+#: Issue 37 item 12: each command died with a FileNotFoundError traceback without git.
+WITHOUT_GIT = {
+    "init": (["init", "--repo", "{repo}"], 3),
+    "gate --plan": (["gate", "--plan", "--repo", "{repo}", "--base", "HEAD", "--head", "HEAD"], 3),
+    "watch": (["watch", "--repo", "{repo}", "--results", "{repo}/results", "--no-state"], 3),
+    "history pending": (["history", "pending", "--repo", "{repo}", "--machine", "m"], 1),
+}
+
+
+@pytest.mark.parametrize("command", WITHOUT_GIT)
+def test_git_missing_from_path_is_a_clean_error(
+    repo: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+) -> None:
+    """Each command names the missing git and exits with its documented error code."""
+    from perfgate import cli
+
+    empty = tmp_path / "no-git-here"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    argv, expected = WITHOUT_GIT[command]
+    code = cli.main([a.format(repo=repo) for a in argv])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "internal error" not in err
+    assert "cannot run git" in err and "needs git on PATH" in err
+    assert code == expected
+
+
+def test_git_runner_raises_a_user_error_without_git(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(git.GitMissingError, match="cannot run git"):
+        git.Git(repo).run("status")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import string
@@ -9,8 +10,14 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
-from perfgate.pipeline.render import md_escape
-from perfgate.secrets import child_environment, redact, redact_env, secret_values
+from perfgate.markdown import md_escape
+from perfgate.secrets import (
+    child_environment,
+    credential_values,
+    redact,
+    redact_env,
+    secret_values,
+)
 
 ENV = {
     "GITHUB_TOKEN": "ghp_abcdefghijklmnop",
@@ -122,13 +129,73 @@ SHORT_URL = {"DATABASE_URL": "postgres://u:pw@h/db"}
 
 def test_url_credentials_are_secrets_at_any_length() -> None:
     """``u:pw`` (4 characters) and ``pw`` stayed in every output: the minimum secret length
-    applied to URL credentials too. The user name alone is not a secret (``git@github.com``
-    must not star out every "git")."""
-    assert set(secret_values(SHORT_URL)) == {"u:pw", "pw"}
-    assert redact_env("dsn u:pw@h, password pw.", SHORT_URL) == "dsn ***@h, password ***."
+    applied to URL credentials too. Short ones are redacted where they stand as a credential
+    (issue 37 item 2: everywhere, they wrecked the report). The user name alone is not a
+    secret (``git@github.com`` must not star out every "git")."""
+    assert secret_values(SHORT_URL) == ()
+    assert set(credential_values(SHORT_URL)) == {"u:pw", "pw"}
+    assert redact_env("dsn u:pw@h, as x:pw@h, url postgres://u:pw@h/db", SHORT_URL) == (
+        "dsn ***@h, as x:***@h, url postgres://***@h/db"
+    )
     assert redact_env("user u", SHORT_URL) == "user u"
     ssh = {"REPO_URL": "ssh://git@github.com/o/r"}
     assert secret_values(ssh) == () and redact_env("git push", ssh) == "git push"
+
+
+#: Issue 37 item 2: the probe's one-character password.
+ONE_CHAR = {"DATABASE_URL": "postgres://u:e@h/db"}
+
+
+def test_a_one_character_password_leaves_other_text_alone() -> None:
+    """Every "e" of the report was starred out (``***xit_cod***``); now only the credential
+    is, raw or in any encoding, and nothing else."""
+    text = "exit_code verdict: every case seen"
+    assert redact_env(text, ONE_CHAR) == text
+    assert redact_env("connect u:e@h/db", ONE_CHAR) == "connect ***@h/db"
+    assert redact_env("connect u%3Ae%40h", ONE_CHAR) == "connect ***%40h"
+    assert redact_env("other:e@h", ONE_CHAR) == "other:***@h"
+
+
+def test_a_long_password_is_redacted_everywhere() -> None:
+    """A URL's password of `MIN_SECRET_LENGTH` or more goes wherever it stands."""
+    env = {"DATABASE_URL": "postgres://u:hunter2hunter2@h/db"}
+    assert redact_env("printed hunter2hunter2 alone", env) == "printed *** alone"
+
+
+TOKEN = "ghp_0123456789abcdefghijABCDEFGHIJ"
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        TOKEN[:13] + "\n" + TOKEN[13:],
+        TOKEN[:13] + "\n    " + TOKEN[13:],
+        TOKEN[:13] + " " + TOKEN[13:],
+        TOKEN[:13] + "\\n" + TOKEN[13:],
+        TOKEN[:13] + "%0A" + TOKEN[13:],
+        TOKEN[:13] + "&#10;" + TOKEN[13:],
+        TOKEN[:13] + "<br>" + TOKEN[13:],
+        TOKEN[:5] + "\r\n" + TOKEN[5:20] + "\t" + TOKEN[20:],
+    ],
+)
+def test_a_secret_broken_by_white_space_is_redacted(form: str) -> None:
+    """Issue 37 item 3: a token split by a newline inside a benchmark parameter was published
+    (the report shows the newline as a space: ``ghp_...ab cdef...``)."""
+    assert redact_env(f"before {form} after", {"GITHUB_TOKEN": TOKEN}) == "before *** after"
+
+
+@pytest.mark.parametrize("prefix", ["", "x", "xy", "xyz"])
+@pytest.mark.parametrize("urlsafe", [False, True])
+def test_the_base64_form_of_a_secret_is_redacted(prefix: str, urlsafe: bool) -> None:
+    """Issue 37 item 3: a token's base64 form was published. Whatever comes before it in
+    the encoded bytes (any alignment), the characters that only the token decides go."""
+    encode = base64.urlsafe_b64encode if urlsafe else base64.b64encode
+    encoded = encode(f"{prefix}{TOKEN}!".encode()).decode()
+    redacted = redact_env(f"param={encoded}", {"GITHUB_TOKEN": TOKEN})
+    assert "***" in redacted
+    assert base64.b64encode(TOKEN.encode()).decode()[2:12] not in redacted
+    left, _, right = redacted.removeprefix("param=").partition("***")
+    assert len(left) <= 4 and len(right) <= 6
 
 
 def _percent(text: str, case: str) -> str:
@@ -167,9 +234,6 @@ OTHER_FORMS = {
     [
         ({"GITHUB_TOKEN": SECRET}, SECRET),
         ({"DEPLOY_TOKEN": "gh-p.at_0123+x"}, "gh-p.at_0123+x"),
-        (SHORT_URL, "u:pw"),
-        (SHORT_URL, "pw"),
-        ({"DATABASE_URL": "postgres://app:s.3-c!@db/x"}, "s.3-c!"),
         ({"ODD_TOKEN": "]^-\\tok&en;#"}, "]^-\\tok&en;#"),
     ],
 )
@@ -180,6 +244,26 @@ def test_every_encoding_of_a_secret_is_redacted(
     backslash-escaped markdown, and those escaped once more by a report renderer."""
     encoded = OTHER_FORMS[form](secret)
     assert redact_env(f"before {encoded} after", env) == "before *** after"
+
+
+@pytest.mark.parametrize("form", OTHER_FORMS)
+@pytest.mark.parametrize(
+    ("env", "before", "secret"),
+    [
+        (SHORT_URL, "", "u:pw"),
+        (SHORT_URL, "x:", "pw"),
+        ({"DATABASE_URL": "postgres://app:s.3-c!@db/x"}, "x:", "s.3-c!"),
+    ],
+)
+def test_every_encoding_of_a_short_credential_is_redacted(
+    env: dict[str, str], before: str, secret: str, form: str
+) -> None:
+    """A short URL credential in any encoding, where it stands as a credential (the
+    ``user:`` before and the ``@`` after it written in the same encoding): the credential
+    goes, what stands around it stays."""
+    encode = OTHER_FORMS[form]
+    planted = encode(before) + encode(secret) + encode("@") + "h"
+    assert redact_env(f"as {planted} now", env) == f"as {encode(before)}***{encode('@')}h now"
 
 
 def test_encodings_of_other_text_are_left_alone() -> None:

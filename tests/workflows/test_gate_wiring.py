@@ -38,7 +38,7 @@ import yaml
 pytestmark = pytest.mark.subprocess
 
 REPO = Path(__file__).resolve().parents[2]
-FAKES = REPO / "tests" / "perfgate" / "pipeline"
+FAKES = REPO / "tests" / "perfgate"
 PR = "5"
 
 WRAPPER = """
@@ -50,7 +50,8 @@ with open({log!r}, "a") as log:
 assert sys.argv[1:3] == ["-m", "perfgate.cli"], sys.argv
 from gate_fakes import FakeSides, hooks
 from perfgate import cli
-from perfgate.pipeline import gate, shard
+from perfgate.gate import run as gate
+from perfgate.shards import shard
 gate.Hooks = shard.Hooks = lambda: hooks(FakeSides(), [])
 sys.exit(cli.main(sys.argv[3:]))
 """
@@ -95,7 +96,7 @@ def _project(tmp_path: Path) -> tuple[Path, str, str]:
     pyproject = work / "pyproject.toml"
     pyproject.write_text(CONFIG.replace("default_threshold = 0.05", "default_threshold = 9.0"))
     (work / "Makefile").write_text("venv:\n\t@echo PLANTED-SETUP\n")
-    decide = work / "perfgate" / "src" / "perfgate" / "pipeline" / "decide.py"
+    decide = work / "perfgate" / "src" / "perfgate" / "gate" / "decide.py"
     decide.write_text(decide.read_text() + ALWAYS_PASS)
     head = commit_speed(work, {"b": {"factor": 1.2}}, "slow b; loosen policy, setup and code")
     origin = tmp_path / "server" / "o" / "r.git"

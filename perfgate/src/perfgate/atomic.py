@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -50,11 +50,32 @@ def is_partial_name(name: str) -> bool:
     return name.endswith(".tmp") or ".tmp-" in name
 
 
-def _staged(target: Path, content: bytes) -> Path:
+#: The mode new files are created with, before the process's umask: the usual 0644 under
+#: the usual umask 022 (a file that holds a secret would pass 0o600; none does today).
+NEW_FILE_MODE = 0o666
+
+
+def _create_temporary(target: Path, mode: int) -> tuple[int, Path]:
+    """An open, new, uniquely named ``.<name>.XXXXXXXX.tmp`` beside ``target``, created with
+    ``mode`` masked by the umask (as any program creates files; ``mkstemp``'s 0600 made
+    every report, and a replaced pyproject.toml, readable by its owner only)."""
+    for _ in range(100):
+        name = target.parent / f".{target.name}.{os.urandom(4).hex()}.tmp"
+        try:
+            return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {target}")
+
+
+def staged(target: Path, content: bytes, mode: int | None = None) -> Path:
     """A flushed temporary file beside ``target`` holding ``content``; the caller publishes
-    it (link or replace) and removes the temporary name."""
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    it (`publish_new`, or ``os.replace``) and removes the temporary name. ``mode``: exactly
+    this mode (a replaced file's own); None: `NEW_FILE_MODE` under the umask."""
+    fd, tmp_name = _create_temporary(target, NEW_FILE_MODE if mode is None else 0o600)
     try:
+        if mode is not None:
+            os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:
             handle.write(content)
             handle.flush()
@@ -65,7 +86,7 @@ def _staged(target: Path, content: bytes) -> Path:
     return Path(tmp_name)
 
 
-def _publish_no_clobber(tmp: Path, target: Path) -> bool:
+def publish_new(tmp: Path, target: Path) -> bool:
     """Move a fully written temporary file to ``target``; False when ``target`` exists."""
     try:
         os.link(tmp, target)  # atomic and fails if target exists
@@ -91,9 +112,9 @@ def write_new(path: str | os.PathLike[str], content: bytes) -> bool:
     if target.exists():
         return False
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _staged(target, content)
+    tmp = staged(target, content)
     try:
-        published = _publish_no_clobber(tmp, target)
+        published = publish_new(tmp, target)
     finally:
         if tmp.exists():
             tmp.unlink()
@@ -116,13 +137,22 @@ def write_json_atomic(path: str | os.PathLike[str], data: Any) -> Path:
 
 
 def replace_file(path: Path, content: bytes) -> None:
-    """Write ``path`` atomically, replacing it (metadata only: results are never replaced)."""
-    tmp = _staged(path, content)
+    """Write ``path`` atomically, replacing it (metadata only: results are never replaced);
+    the file keeps its mode (0644 stays 0644)."""
+    tmp = staged(path, content, _mode_of(path))
     try:
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink()
         raise
+
+
+def _mode_of(path: Path) -> int | None:
+    """The permission bits of ``path``; None when it does not exist (a new file)."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        return None
 
 
 def _fsync_dir(folder: Path) -> None:

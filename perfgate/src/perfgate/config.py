@@ -362,19 +362,3 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
         ),
         source=source,
     )
-
-
-def load_config(path: str | Path, *, required: bool = True) -> GateConfig:
-    """`perfgate.config_files.load_config`: reading the files is that module's job; the
-    name stays here for its callers."""
-    from perfgate.config_files import load_config as load  # config_files imports this module
-
-    return load(path, required=required)
-
-
-def config_from_text(text: str, source: str, *, required: bool = True) -> GateConfig:
-    """`perfgate.config_files.config_from_text` of a pyproject.toml's text (as
-    `load_config`, kept here for its callers)."""
-    from perfgate.config_files import config_from_text as parse
-
-    return parse(text, source, required=required)

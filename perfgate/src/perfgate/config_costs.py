@@ -9,7 +9,7 @@ measured seconds instead of a family default.
     'bench_core.Core.time_add' = 0.84   # one round, both sides, all parameter combinations
 
 A plan uses these only for cases no earlier run in the work folder measured
-(`perfgate.pipeline.first_costs`); they never change how a case is judged.
+(`perfgate.wall.first_costs`); they never change how a case is judged.
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ class ScalingConfig:
 
     ``efficiency_threshold`` (relative, e.g. 0.05) makes a stable drop of parallel efficiency
     at any measured thread count block like a time regression (same CI, FDR and
-    confirmation rules; `perfgate.pipeline.compare.efficiency`); None: scaling is reported
+    confirmation rules; `perfgate.wall.compare.efficiency`); None: scaling is reported
     only (``max_efficiency_drop`` flags a drop in the scaling table).
     """
 
@@ -72,7 +72,7 @@ class SimConfig:
     time regression. The base is measured twice, the second time with its layout shifted; a
     figure whose two counts agree within ``tolerance`` is exact, and a case none of whose
     figures moved by at most half its threshold is refused (exit 3): determinism is
-    checked, not assumed (`perfgate.pipeline.compare.sim`).
+    checked, not assumed (`perfgate.sim.compare`).
     """
 
     #: the sim family (asv ``--bench`` regexes) in the full gate, and under ``--quick``; by

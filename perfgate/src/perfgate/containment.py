@@ -8,12 +8,21 @@ and before a later workflow step uploads or posts them. So:
 * on Linux the gate becomes a *child subreaper* (``prctl(PR_SET_CHILD_SUBREAPER)``): an
   orphaned descendant is re-parented to the gate instead of to init, where it can be found;
 * each child starts in a session (and process group) of its own;
+* while the child runs, :class:`EscapeWatch` looks at the gate's children every
+  `ESCAPE_CHECK_S` seconds: one the gate did not start is an orphan a child detached (its
+  parent exited before it), and is killed at once. Such a process may hold the child's
+  output pipes open (asv reads its benchmark process's output to the end after it exits),
+  so waiting for the child to return first would wait as long as it lives;
 * after the child exits, or times out, :func:`sweep` kills its process group, then every
-  child of the gate that was not one before the command started (the re-parented orphans),
-  reaps them, and repeats until none is left. The gate renders and writes nothing before.
+  child of the gate that was not one before the command started (the re-parented orphans)
+  and every process whose environment carries the command's marker (`MARKER`, set in its
+  environment and inherited by what it starts: a process that left the gate's tree some
+  other way), reaps them, and repeats until none is left. The gate renders and writes
+  nothing before.
 
-Where the subreaper is unavailable (not Linux, prctl refused) the process group is still
-killed, and the gate says once that detached processes cannot be contained. A killed
+Where the subreaper is unavailable (not Linux, prctl refused) the process group and the
+marked processes (where there is a /proc) are still killed, and the gate says once that
+detached processes cannot be contained. A killed
 straggler is suspicious: :func:`sweep` returns it, and :func:`killed` keeps every one this
 process killed, for the gate's log and report notes.
 """
@@ -25,9 +34,11 @@ import ctypes.util
 import functools
 import logging
 import os
+import secrets
 import signal
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,18 +50,28 @@ LOG = logging.getLogger(__name__)
 PR_SET_CHILD_SUBREAPER = 36
 #: Kill-and-reap passes before a process tree that keeps producing processes is an error.
 MAX_SWEEPS = 1000
+#: Seconds between two looks for detached processes while a child runs.
+ESCAPE_CHECK_S = 0.2
+#: How much of a straggler's command line is kept (for the log and the report's notes).
+COMMAND_CHARS = 160
+#: The environment variable marking every process of one command (see the module).
+MARKER = "PERFGATE_CONTAINED"
 _PROC = Path("/proc")
 
 
 @dataclass(frozen=True)
 class Straggler:
-    """A process that was still running after the command that started it had returned."""
+    """A process that was still running after the command that started it had returned, or
+    after its parent had: detached from the command. ``command`` is its command line (cut
+    to `COMMAND_CHARS`; the caller redacts it), ``marker`` its command's `MARKER`, if any."""
 
     pid: int
     name: str
+    command: str = ""
+    marker: str | None = None
 
     def __str__(self) -> str:
-        return f"pid {self.pid} ({self.name})"
+        return f"pid {self.pid} ({self.command or self.name})"
 
 
 #: Every straggler this process killed (see :func:`killed`).
@@ -85,7 +106,8 @@ def enable_subreaper() -> bool:
 def _unavailable(reason: str) -> bool:
     LOG.warning(
         "perfgate: %s; processes that children detach (setsid, double fork) are not "
-        "contained, only each child's process group is killed",
+        "contained, only each child's process group and the processes carrying its "
+        "marker are killed",
         reason,
     )
     return False
@@ -97,10 +119,11 @@ def children() -> frozenset[int]:
     return frozenset(proc.pid for proc in _processes() if proc.ppid == me)
 
 
-def _processes() -> list[_Proc]:
-    """Every process ``/proc`` shows (none where there is no /proc)."""
+def _processes(pids: Iterable[int] | None = None) -> list[_Proc]:
+    """Every process ``/proc`` shows, or those of ``pids`` (none where there is no /proc)."""
     found = []
-    for entry in _PROC.glob("[0-9]*/stat"):
+    stats = _PROC.glob("[0-9]*/stat") if pids is None else (_PROC / f"{p}/stat" for p in pids)
+    for entry in stats:
         try:
             stat = entry.read_text(errors="replace")
         except OSError:  # the process ended while we looked
@@ -117,6 +140,90 @@ def _processes() -> list[_Proc]:
     return found
 
 
+def new_marker() -> str:
+    """A fresh value for `MARKER` (of one length, so that the environment of every
+    measured process has one size whatever its value: the stack's layout follows it)."""
+    return secrets.token_hex(8)
+
+
+def _straggler(proc: _Proc) -> Straggler:
+    """``proc`` as a straggler: its command line and its command's marker, read before it
+    is killed (a process gone meanwhile keeps its name)."""
+    try:
+        argv = (_PROC / str(proc.pid) / "cmdline").read_bytes().split(b"\0")
+    except OSError:
+        argv = []
+    command = " ".join(a.decode(errors="replace") for a in argv if a)
+    if len(command) > COMMAND_CHARS:
+        command = command[: COMMAND_CHARS - 3] + "..."
+    return Straggler(proc.pid, proc.name, command, _marker_of(proc.pid))
+
+
+def _marker_of(pid: int) -> str | None:
+    """The `MARKER` in the environment process ``pid`` started with (None: none, or not
+    readable: another user's process)."""
+    try:
+        environ = (_PROC / str(pid) / "environ").read_bytes()
+    except OSError:
+        return None
+    prefix = MARKER.encode() + b"="
+    for entry in environ.split(b"\0"):
+        if entry.startswith(prefix):
+            return entry[len(prefix) :].decode(errors="replace")
+    return None
+
+
+def _own_children() -> frozenset[int]:
+    """`children`, from ``/proc/self/task/*/children`` (a few small files, cheap enough to
+    read every `ESCAPE_CHECK_S` while a child runs); the whole of ``/proc`` without them."""
+    try:
+        found: set[int] = set()
+        for task in (_PROC / "self" / "task").iterdir():
+            found.update(int(p) for p in (task / "children").read_text().split())
+        return frozenset(found)
+    except (OSError, ValueError):
+        return children()
+
+
+def _stat(pid: int) -> _Proc | None:
+    """Process ``pid`` as ``/proc/PID/stat`` shows it; None when it is gone."""
+    return next((p for p in _processes((pid,))), None)
+
+
+class EscapeWatch:
+    """Kills, while commands run, the processes they detach (see the module): every child
+    of this process that is neither ``known`` nor one of the commands (`started`).
+
+    The gate starts no other process while it waits for its commands, so a child of the
+    gate it did not start is an orphan re-parented to it (the subreaper). An orphan that
+    has already exited is only reaped.
+    """
+
+    def __init__(self, known: Iterable[int]) -> None:
+        self.known = set(known)
+        self.killed: list[Straggler] = []
+        self._next = 0.0
+
+    def started(self, pid: int) -> None:
+        """``pid`` is one of the commands (never an orphan)."""
+        self.known.add(pid)
+
+    def check(self) -> None:
+        """Kill and reap the orphans there are now (at most every `ESCAPE_CHECK_S`)."""
+        now = time.monotonic()
+        if now < self._next:
+            return
+        self._next = now + ESCAPE_CHECK_S
+        for pid in sorted(_own_children() - self.known):
+            proc = _stat(pid)
+            if proc is not None and not proc.zombie:
+                straggler = _straggler(proc)
+                _kill(pid)
+                self.killed.append(straggler)
+                _killed.append(straggler)
+            _reap(pid)
+
+
 def kill_group(pgid: int) -> None:
     """SIGKILL every process of process group ``pgid`` (none left is fine)."""
     try:
@@ -125,26 +232,34 @@ def kill_group(pgid: int) -> None:
         pass
 
 
-def sweep(pgid: int, before: frozenset[int]) -> tuple[Straggler, ...]:
+def sweep(pgid: int, before: frozenset[int], marker: str | None = None) -> tuple[Straggler, ...]:
     """Kill what is left of a child's process tree; return the processes that were running.
 
-    Each pass kills the living members of process group ``pgid`` and every child of this
-    process not in ``before`` (orphans re-parented to the subreaper), and reaps the latter;
-    it ends when neither is left. A member that is still dying keeps the loop going: its
-    own children are re-parented to this process only once it is dead.
+    Each pass kills the living members of process group ``pgid``, every child of this
+    process not in ``before`` (orphans re-parented to the subreaper) and every process
+    whose environment carries ``marker`` (`MARKER`), and reaps the orphans; it ends when
+    none is left. A member that is still dying keeps the loop going: its own children are
+    re-parented to this process only once it is dead.
     """
     stragglers: dict[int, Straggler] = {}
     me = os.getpid()
     for _ in range(MAX_SWEEPS):
         procs = _processes()
         orphans = [p for p in procs if p.ppid == me and p.pid not in before]
-        members = [p for p in procs if p.pgrp == pgid and not p.zombie and p not in orphans]
+        members = [
+            p
+            for p in procs
+            if not p.zombie
+            and p.pid != me
+            and p not in orphans
+            and (p.pgrp == pgid or (marker is not None and _marker_of(p.pid) == marker))
+        ]
         if not orphans and not members:
             _killed.extend(stragglers.values())
             return tuple(stragglers.values())
         for proc in (*members, *orphans):
             if not proc.zombie:
-                stragglers.setdefault(proc.pid, Straggler(proc.pid, proc.name))
+                stragglers.setdefault(proc.pid, _straggler(proc))
                 _kill(proc.pid)
         for proc in orphans:
             _reap(proc.pid)
@@ -171,15 +286,18 @@ def _reap(pid: int) -> None:
         pass
 
 
-def wait_exited(pid: int, timeout_s: float) -> bool:
+def wait_exited(pid: int, timeout_s: float, watch: EscapeWatch | None = None) -> bool:
     """Wait until child ``pid`` has exited, *without* reaping it (its process id, and so
-    its process group id, stay taken until it is reaped); False when ``timeout_s`` passed."""
+    its process group id, stay taken until it is reaped); False when ``timeout_s`` passed.
+    ``watch`` kills the processes the child detaches meanwhile."""
     deadline = time.monotonic() + timeout_s
     delay = 0.0005
     while True:
         done = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
         if done is not None:
             return True
+        if watch is not None:
+            watch.check()
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return False
@@ -193,13 +311,16 @@ def killed() -> tuple[Straggler, ...]:
 
 
 def killed_note(since: int) -> tuple[str, ...]:
-    """A report note naming the processes killed after ``since`` of them had been (the head's
-    code left them running after the command that started them returned: suspicious)."""
+    """A report note naming the processes killed after ``since`` of them had been, with
+    their command lines (the head's code left them running after the command, or the
+    process, that started them had returned: suspicious). The report is redacted as a
+    whole before it is written (`perfgate.gate.publish`)."""
     late = killed()[since:]
     if not late:
         return ()
     shown = ", ".join(str(s) for s in late[:10]) + (", ..." if len(late) > 10 else "")
     return (
-        f"contained: {len(late)} process(es) still running after the command that started "
-        f"them had returned were killed before this report was written (suspicious): {shown}",
+        f"contained: {len(late)} process(es) detached from the commands that started them "
+        "(still running after the command, or the process that started them, had returned) "
+        f"were killed before this report was written (suspicious): {shown}",
     )

@@ -20,7 +20,8 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from perfgate.errors import RunnerError
+from perfgate import tree_export
+from perfgate.errors import RunnerError, UserError
 from perfgate.secrets import child_environment, redact_url
 
 #: Settings for every isolated git call: the push credentials live in this process's
@@ -43,6 +44,11 @@ class GitError(RunnerError):
     """A git command failed; the message is git's own (credentials in URLs redacted)."""
 
 
+class GitMissingError(GitError, UserError):
+    """git itself cannot be run (not on PATH, not executable): the environment is wrong, so
+    every command reports it as a clean error (exit 3), never a traceback."""
+
+
 class Git:
     """Runs git commands in one repository; failures of :meth:`out` raise ``error``."""
 
@@ -63,14 +69,22 @@ class Git:
     def run(
         self, *args: str, stdin: bytes | None = None, env: Mapping[str, str] | None = None
     ) -> subprocess.CompletedProcess[bytes]:
-        """Run ``git args`` and return the completed process (no exception on failure)."""
-        return subprocess.run(
-            ["git", *self.args, "-C", str(self.repo), *args],
-            input=stdin,
-            capture_output=True,
-            env={**self.env, **(env or {})},
-            check=False,
-        )
+        """Run ``git args`` and return the completed process (no exception on failure; a
+        git that cannot be started at all is a `GitMissingError`)."""
+        full = {**self.env, **(env or {})}
+        try:
+            return subprocess.run(
+                ["git", *self.args, "-C", str(self.repo), *args],
+                input=stdin,
+                capture_output=True,
+                env=full,
+                check=False,
+            )
+        except OSError as exc:
+            raise GitMissingError(
+                f"cannot run git ({exc.strerror or exc}): perfgate needs git on PATH "
+                f"(PATH={full.get('PATH', '')!r})"
+            ) from None
 
     def out(
         self, *args: str, stdin: bytes | None = None, env: Mapping[str, str] | None = None
@@ -169,6 +183,8 @@ def export_commit(repo: Path, sha: str, root: Path) -> Path:
     The export is built in a temporary sibling and renamed into place, so a killed run
     never leaves a half-written tree that a later run would take as complete. (``git
     archive`` sets file mtimes to the commit time, so Numba's on-disk cache stays valid.)
+    A committed symbolic link is exported as a link, one pointing out of the tree too
+    (`perfgate.tree_export`): never followed, nothing written through it.
     """
     final = root / sha
     if (final / _COMPLETE).exists():
@@ -182,7 +198,7 @@ def export_commit(repo: Path, sha: str, root: Path) -> Path:
         tar_path = tmp / ".export.tar"
         tar_path.write_bytes(archive.stdout)
         with tarfile.open(tar_path) as tar:
-            tar.extractall(tmp, filter="data")
+            tree_export.extract_tree(tar, tmp)  # links out of the tree kept as links
         tar_path.unlink()
         (tmp / _COMPLETE).write_text(sha + "\n")
         if final.exists():

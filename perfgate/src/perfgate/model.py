@@ -15,13 +15,28 @@ from typing import Any
 
 import numpy as np
 
-from perfgate.config import BaselinePair
-from perfgate.sim.cost import Shift
+from perfgate.config_tables import BaselinePair
 from perfgate.verdict import CaseVerdict, GateVerdict
 
 ParamItems = tuple[tuple[str, str], ...]
 #: One side of one round: the samples of a case, or None when it failed (or timed out).
 Samples = tuple[float, ...] | None
+
+
+@dataclass(frozen=True)
+class Shift:
+    """One event's change between base and head, and its share of the cycles' change."""
+
+    event: str
+    base: float
+    head: float
+    #: change of this event's weighted contribution, relative to the base's cycles
+    contribution: float
+
+    @property
+    def ratio(self) -> float | None:
+        """head / base of the event's own count (None when base counted none)."""
+        return self.head / self.base if self.base > 0 else None
 
 
 @dataclass(frozen=True, order=True)
@@ -144,8 +159,8 @@ class Reason(Enum):
         "deterministic enough on this machine to decide"
     )
     SIM_UNCHECKED = (
-        "no second count of the base and no calibrated check of this version on this "
-        "machine (perfgate calibrate): determinism not checked"
+        "no second count of the base under this benchmark version and no calibrated "
+        "check of this version on this machine (perfgate calibrate): determinism not checked"
     )
 
     def text(self, **fields: Any) -> str:
@@ -199,7 +214,7 @@ class VariantComparison:
     reference_median: float | None = None
     higher_is_better: bool = False  # medians are throughputs, not times
     #: (variant/baseline at head) / (variant/baseline at base), when both ran at base: the
-    #: row that gates (`perfgate.pipeline.compare.variant_drift`); None for a new variant
+    #: row that gates (`perfgate.wall.compare.variant_drift`); None for a new variant
     relative: CaseComparison | None = None
 
     @property
@@ -299,7 +314,7 @@ def with_asv_environments(side: Mapping[str, Any], names: Iterable[str]) -> dict
 class EnvironmentCheck:
     """Machine fingerprints of the two sides (and the asv environments their results came
     from, `ASV_ENVIRONMENT`); comparisons across differing keys are refused. ``compare``,
-    ``gate`` and ``merge`` all decide through it (`perfgate.pipeline.decide`)."""
+    ``gate`` and ``merge`` all decide through it (`perfgate.gate.decide`)."""
 
     base: Mapping[str, Any]
     head: Mapping[str, Any]

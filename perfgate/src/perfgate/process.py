@@ -50,9 +50,12 @@ def run_process(
     """Run ``cmd``; a time-out kills it and is reported, never raised as success.
 
     Nothing the child starts outlives it (``perfgate.containment``): the child runs in a
-    session of its own, and once it has exited (or timed out) its process group and every
-    process it detached are killed before this returns, so no code of the head can rewrite
-    the run directory or the report later. Such stragglers are logged as suspicious.
+    session of its own; a process it detaches is killed as soon as it is seen (within
+    `containment.ESCAPE_CHECK_S`: one holding the pipes a child of the child reads to their
+    end would hold the child up as long as it lives), and once the child has exited (or
+    timed out) its process group and every process it detached or marked are killed before
+    this returns, so no code of the head can rewrite the run directory or the report later.
+    Such stragglers are logged as suspicious, with their command lines, redacted.
 
     The child gets the allow-listed part of ``env`` (``secrets.child_environment``: no
     child of the gate needs a credential), and the secrets of ``env`` are redacted from its
@@ -62,7 +65,7 @@ def run_process(
     it runs, for progress lines.
     """
     redactor = Redactor.from_env(env)
-    return _run(cmd, cwd, child_environment(env), timeout_s, redactor, watch)
+    return _run(cmd, cwd, env, timeout_s, redactor, watch)
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,7 @@ def run_processes(jobs: Sequence[Job]) -> list[ProcessOutcome]:
     still run; it is killed, and named, before this returns, as with `run_process`.
     """
     redactors = [Redactor.from_env(job.env) for job in jobs]
+    markers = [containment.new_marker() for _ in jobs]
     containment.enable_subreaper()
     with ExitStack() as stack:
         files = [
@@ -94,33 +98,53 @@ def run_processes(jobs: Sequence[Job]) -> list[ProcessOutcome]:
             for _ in jobs
         ]
         before = containment.children()
+        watch = containment.EscapeWatch(before)
         procs: list[subprocess.Popen[bytes]] = []
         try:
-            for job, (out, err), redactor in zip(jobs, files, redactors, strict=True):
-                procs.append(
-                    _start(job.cmd, job.cwd, child_environment(job.env), (out, err), redactor)
-                )
-            timed_out = _wait_all(procs, [job.timeout_s for job in jobs])
-        except BaseException:
+            for job, (out, err), redactor, marker in zip(
+                jobs, files, redactors, markers, strict=True
+            ):
+                env = _marked(job.env, marker)
+                procs.append(_start(job.cmd, job.cwd, env, (out, err), redactor))
+                watch.started(procs[-1].pid)
+            timed_out = _wait_all(procs, [job.timeout_s for job in jobs], watch)
+        finally:
             for proc in procs:
                 containment.kill_group(proc.pid)
                 proc.wait()
-            for proc in procs:
-                containment.sweep(proc.pid, before)
-            raise
-        for proc in procs:
-            containment.kill_group(proc.pid)
-            proc.wait()
+            swept = [
+                containment.sweep(proc.pid, before, marker)
+                for proc, marker in zip(procs, markers, strict=False)
+            ]
         outcomes = []
-        for job, proc, (out, err), redactor, late in zip(
-            jobs, procs, files, redactors, timed_out, strict=True
+        found = _attributed(markers, [(*watch.killed, *swept[0]), *swept[1:]])
+        for job, proc, (out, err), redactor, late, stragglers in zip(
+            jobs, procs, files, redactors, timed_out, found, strict=True
         ):
-            stragglers = containment.sweep(proc.pid, before)
             _log_stragglers(job.cmd, stragglers, redactor)
             outcomes.append(
                 _outcome(proc.returncode, late, _read(out), _read(err), redactor, stragglers)
             )
     return outcomes
+
+
+def _marked(env: Mapping[str, str], marker: str) -> dict[str, str]:
+    """The allow-listed part of ``env`` with the command's `containment.MARKER`."""
+    return {**child_environment(env), containment.MARKER: marker}
+
+
+def _attributed(
+    markers: Sequence[str], found: Sequence[Sequence[containment.Straggler]]
+) -> list[tuple[containment.Straggler, ...]]:
+    """The stragglers of each job: those carrying its marker, and those ``found`` for it
+    that carry no job's marker (a process that cleared its environment)."""
+    every = [s for stragglers in found for s in stragglers]
+    out = []
+    for marker, own in zip(markers, found, strict=True):
+        mine = [s for s in every if s.marker == marker]
+        mine += [s for s in own if s.marker not in markers]
+        out.append(tuple(mine))
+    return out
 
 
 def _start(
@@ -139,17 +163,22 @@ def _start(
         raise RunnerError(redactor.text(f"cannot start {cmd[0]}: {exc}")) from None
 
 
-def _wait_all(procs: Sequence[subprocess.Popen[bytes]], timeouts: Sequence[float]) -> list[bool]:
+def _wait_all(
+    procs: Sequence[subprocess.Popen[bytes]],
+    timeouts: Sequence[float],
+    watch: containment.EscapeWatch,
+) -> list[bool]:
     """Wait for every process, each against its own time-out from now (a late one's group is
-    killed at once); which ones timed out. Nothing is reaped."""
+    killed at once), ``watch`` killing what they detach meanwhile; which ones timed out.
+    Nothing is reaped."""
     start = time.monotonic()
     late = []
     for proc, timeout_s in zip(procs, timeouts, strict=True):
         remaining = max(0.0, timeout_s - (time.monotonic() - start))
-        exited = containment.wait_exited(proc.pid, remaining)
+        exited = containment.wait_exited(proc.pid, remaining, watch)
         if not exited:
             containment.kill_group(proc.pid)
-            containment.wait_exited(proc.pid, 60.0)
+            containment.wait_exited(proc.pid, 60.0, watch)
         late.append(not exited)
     return late
 
@@ -176,7 +205,7 @@ def _outcome(
 def _run(
     cmd: Sequence[str],
     cwd: Path,
-    env: dict[str, str],
+    env: Mapping[str, str],
     timeout_s: float,
     redactor: Redactor,
     watch: Watch | None = None,
@@ -185,9 +214,10 @@ def _run(
     # files, not pipes: a detached grandchild holding a pipe open would block reading it
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         before = containment.children()
-        proc = _start(cmd, cwd, env, (out, err), redactor)
+        marker = containment.new_marker()
+        proc = _start(cmd, cwd, _marked(env, marker), (out, err), redactor)
         reader = _Reader(out, err, redactor, watch)
-        timed_out, stragglers = _wait_contained(proc, timeout_s, before, reader)
+        timed_out, stragglers = _wait_contained(proc, timeout_s, (before, marker), reader)
         _log_stragglers(cmd, stragglers, redactor)
         stdout, stderr = _read(out), _read(err)
     return _outcome(proc.returncode, timed_out, stdout, stderr, redactor, stragglers)
@@ -216,14 +246,16 @@ class _Reader:
             self.watch(self.redactor.text(text))
 
 
-def _wait_watched(pid: int, timeout_s: float, reader: _Reader) -> bool:
+def _wait_watched(
+    pid: int, timeout_s: float, reader: _Reader, escapes: containment.EscapeWatch
+) -> bool:
     """`containment.wait_exited`, with a look at the output every `WATCH_EVERY_S`."""
     if reader.watch is None:
-        return containment.wait_exited(pid, timeout_s)
+        return containment.wait_exited(pid, timeout_s, escapes)
     deadline = time.monotonic() + timeout_s
     while True:
         left = deadline - time.monotonic()
-        if containment.wait_exited(pid, max(0.0, min(WATCH_EVERY_S, left))):
+        if containment.wait_exited(pid, max(0.0, min(WATCH_EVERY_S, left)), escapes):
             reader.look()
             return True
         reader.look()
@@ -232,21 +264,25 @@ def _wait_watched(pid: int, timeout_s: float, reader: _Reader) -> bool:
 
 
 def _wait_contained(
-    proc: subprocess.Popen[bytes], timeout_s: float, before: frozenset[int], reader: _Reader
+    proc: subprocess.Popen[bytes],
+    timeout_s: float,
+    known: tuple[frozenset[int], str],
+    reader: _Reader,
 ) -> tuple[bool, tuple[containment.Straggler, ...]]:
-    """Wait for ``proc`` (killing its group at the time-out), then kill everything it left
-    behind; (timed out, the processes that were still running)."""
+    """Wait for ``proc`` (killing what it detaches meanwhile, and its group at the
+    time-out), then kill everything it left behind; ``known``: the children this process
+    had before, and ``proc``'s marker. (Timed out, the processes that were still running.)"""
+    before, marker = known
+    escapes = containment.EscapeWatch(before)
+    escapes.started(proc.pid)
     try:
-        timed_out = not _wait_watched(proc.pid, timeout_s, reader)
-    except BaseException:  # interrupted: still leave nothing running
+        timed_out = not _wait_watched(proc.pid, timeout_s, reader, escapes)
+    finally:  # interrupted too: still leave nothing running
+        # its process group is killed while the exited leader still holds the group's id
         containment.kill_group(proc.pid)
         proc.wait()
-        containment.sweep(proc.pid, before)
-        raise
-    # its process group is killed while the exited leader still holds the group's id
-    containment.kill_group(proc.pid)
-    proc.wait()
-    return timed_out, containment.sweep(proc.pid, before)
+        late = containment.sweep(proc.pid, before, marker)
+    return timed_out, (*escapes.killed, *late)
 
 
 def _log_stragglers(
@@ -254,8 +290,8 @@ def _log_stragglers(
 ) -> None:
     if stragglers:
         LOG.warning(
-            "perfgate: killed %d process(es) still running after %s had returned "
-            "(suspicious: detached from the command): %s",
+            "perfgate: killed %d process(es) detached from %s (still running after it, or "
+            "the process that started them, had returned: suspicious): %s",
             len(stragglers),
             redactor.text(shlex.join(cmd))[:200],
             ", ".join(redactor.text(str(s)) for s in stragglers),

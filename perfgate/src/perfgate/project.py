@@ -4,7 +4,7 @@ configuration, else asv.conf.json at the root or in ``benchmarks/``:
 `perfgate.formats.asv_conf.find_asv_conf`).
 
 The gate, calibrate and watch's probes read the asv configuration of their checkout through
-`perfgate.pipeline.context` (the gate configuration there is the base commit's); the commands
+`perfgate.gate.context` (the gate configuration there is the base commit's); the commands
 that only need a folder of it (``history``'s results, ``watch``'s results, ``publish``) use
 `results_dir` here.
 """

@@ -8,12 +8,18 @@ publicly. This module is the one place that knows what a secret is:
   values of variables named like ``*_PAT``, ``*PASS*``, ``*SECRET*``, ``*TOKEN*``, ``*KEY*``,
   ``*CREDENTIAL*``, ``SSH_AUTH_SOCK``, the cloud credential variables (`CLOUD_PREFIXES`,
   `CLOUD_NAMES`), and the ``user:password`` part of URLs (``*_URL``, ``*_URI``, ``*_DSN``
-  and any value with ``://``; the password and the pair at any length).
+  and any value with ``://``), each `MIN_SECRET_LENGTH` characters or longer;
+  :func:`credential_values` the shorter ``user:password`` and password of a URL, which are
+  redacted only where they stand as a credential (followed by ``@``; a password after ``:``):
+  starring out every ``e`` of a report for the password ``e`` would wreck it (verdict.json's
+  keys, every word) without hiding anything.
 - :class:`Redactor` replaces each secret in any text, in every form a report can give it:
   raw, markdown-escaped (as the report renderer escapes), HTML-escaped, URL-encoded, JSON-
-  and shell-quoted, and written character by character in any mix of %-encoding (either
-  case), numeric or named HTML entities and backslash escapes. Redact *before* cutting text
-  short, or a secret's suffix survives.
+  and shell-quoted, written character by character in any mix of %-encoding (either case),
+  numeric or named HTML entities and backslash escapes, broken by white space or its escapes
+  (a newline inside a parameter that the report shows as a space), and base64-encoded
+  (standard or URL-safe alphabet, at any alignment). Redact *before* cutting text short,
+  or a secret's suffix survives.
 - :func:`child_environment` is the allow-list environment of every child process.
 - :func:`redacted_output` redacts everything written to stdout and stderr (the CLI's
   messages, logs and tracebacks).
@@ -22,6 +28,7 @@ publicly. This module is the one place that knows what a secret is:
 
 from __future__ import annotations
 
+import base64
 import functools
 import html
 import json
@@ -34,6 +41,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TextIO, cast
 from urllib.parse import quote, quote_plus, unquote, urlsplit
+
+from perfgate.markdown import md_escape
 
 REDACTED = "***"
 #: ``user:token@`` in a URL (a git remote with credentials).
@@ -61,8 +70,9 @@ CLOUD_NAMES = frozenset(
 )
 #: Variables whose values may be URLs with ``user:password@`` (DATABASE_URL, PIP_INDEX_URL).
 URL_NAME = re.compile(r"(_URL|_URI|_DSN)$", re.I)
-#: Values shorter than this are not treated as secrets when redacting ("0", "true" would
-#: otherwise be starred out of every line); real tokens are far longer.
+#: Values shorter than this are not redacted wherever they appear ("0", "true", the password
+#: "e" would otherwise be starred out of every line); real tokens are far longer. A URL's
+#: shorter credential is redacted where it stands as one (`credential_values`).
 MIN_SECRET_LENGTH = 8
 
 #: What every child process (asv, benchmarks, the parity command, git, pip) may see.
@@ -127,24 +137,39 @@ def _is_url(name: str, value: str) -> bool:
 
 
 def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
-    """The secret values of ``env`` worth redacting, longest first: the values of secret
-    names and the user names that are a URL's credential when `MIN_SECRET_LENGTH` or longer,
-    a URL's password and ``user:password`` at any length (a password is a secret however
-    short; a user name alone is not, or the ``git`` of ``git@github.com`` would go)."""
-    values: set[str] = set()
-    for name, value in env.items():
-        if is_secret_name(name) and len(value) >= MIN_SECRET_LENGTH:
-            values.add(value)
-        if _is_url(name, value):
-            passwords, users = _url_parts(value)
-            values |= passwords | {u for u in users if len(u) >= MIN_SECRET_LENGTH}
+    """The secret values of ``env`` redacted wherever they appear, longest first: the values
+    of secret names, a URL's password and ``user:password``, and the user names that are a
+    URL's credential, each when `MIN_SECRET_LENGTH` or longer (a user name alone is never
+    shorter: the ``git`` of ``git@github.com`` must not go)."""
+    values = {v for v in _all_secrets(env) if len(v) >= MIN_SECRET_LENGTH}
     return tuple(sorted(values, key=len, reverse=True))
 
 
-def _markdown_escaped(value: str) -> str:
-    """``value`` as the report renderer escapes text (see ``perfgate.pipeline.render``)."""
-    from perfgate.pipeline.render import md_escape  # lazy: the renderer imports much more
+def credential_values(env: Mapping[str, str]) -> tuple[str, ...]:
+    """A URL's ``user:password`` and password shorter than `MIN_SECRET_LENGTH`, longest
+    first: redacted only where they stand as a credential (`SecretForms.credential`)."""
+    values: set[str] = set()
+    for name, value in env.items():
+        if _is_url(name, value):
+            values |= {v for v in _url_parts(value)[0] if len(v) < MIN_SECRET_LENGTH}
+    return tuple(sorted(values, key=len, reverse=True))
 
+
+def _all_secrets(env: Mapping[str, str]) -> set[str]:
+    """Every secret value of ``env`` at any length (the user name of a URL only when it is
+    the URL's credential: no password)."""
+    values: set[str] = set()
+    for name, value in env.items():
+        if is_secret_name(name):
+            values.add(value)
+        if _is_url(name, value):
+            passwords, users = _url_parts(value)
+            values |= passwords | users
+    return {v for v in values if v}
+
+
+def _markdown_escaped(value: str) -> str:
+    """``value`` as the report renderer escapes text (`perfgate.markdown.md_escape`)."""
     return md_escape(value)
 
 
@@ -195,12 +220,42 @@ def _char_pattern(char: str) -> str:
     return rf"(?:{literal}|\\*(?:{'|'.join(encoded)}))"
 
 
+#: What may break a secret between two of its characters and still show it: white space
+#: (a newline inside a parameter, which the report shows as a space), its backslash escapes
+#: (JSON's ``\\n``), %-encoding, character references and ``<br>``.
+_GAP = (
+    r"(?:\s|\\+[nrt]|%(?:25)*(?:0[9aAdD]|20)"
+    r"|&(?:amp;)*#(?:0*(?:9|10|13|32)|[xX]0*(?:[9aAdD]|20));|<br\s*/?>)*"
+)
+
+
+def _spelled(secret: str) -> str:
+    """The pattern of ``secret`` written character by character in any of the forms of
+    `_char_pattern`, white space (`_GAP`) allowed between two characters."""
+    return _GAP.join(map(_char_pattern, secret))
+
+
+def base64_forms(secret: str) -> set[str]:
+    """What base64 makes of ``secret`` wherever it stands in the encoded bytes: for each of
+    the three alignments, the characters that depend on the secret's bytes alone, in the
+    standard and the URL-safe alphabet."""
+    raw = secret.encode()
+    forms: set[str] = set()
+    for shift in range(3):
+        encoded = base64.b64encode(b"\0" * shift + raw).decode()
+        start, end = -(-8 * shift // 6), (8 * shift + 8 * len(raw)) // 6
+        core = encoded[start:end]
+        forms |= {core, core.replace("+", "-").replace("/", "_")}
+    return {f for f in forms if len(f) >= MIN_SECRET_LENGTH}
+
+
 @dataclass(frozen=True)
 class SecretForms:
     """How one secret is found: ``pattern`` (its characters written each in any of the
-    forms of `_char_pattern`: raw, fully %-encoded, as HTML entities, backslash-escaped...)
-    and the exact forms of `encoded_forms` that it does not cover (shell quoting, a newline
-    the report made a space)."""
+    forms of `_char_pattern`: raw, fully %-encoded, as HTML entities, backslash-escaped...,
+    white space allowed between them; or its base64 forms, spelled the same way) and the
+    exact forms of `encoded_forms` that it does not cover (shell quoting). The match's
+    ``lead`` group (empty but for a password as a credential: its ``:``) is kept."""
 
     pattern: re.Pattern[str]
     exact: tuple[str, ...]
@@ -209,19 +264,28 @@ class SecretForms:
     def of(cls, secret: str) -> SecretForms:
         """The forms of ``secret``; the pattern starts with a look-ahead at what any of its
         forms can start with, so the search skips every other position at once."""
-        chars = "".join(map(_char_pattern, secret))
-        covered = re.compile(chars)
+        chars = "|".join(map(_spelled, [secret, *sorted(base64_forms(secret))]))
+        covered = re.compile(f"(?:{chars})")
         exact = sorted(
             (f for f in encoded_forms(secret) if not covered.fullmatch(f)),
             key=lambda f: (-len(f), f),
         )
         starts = {secret[0], "%", "&", "\\", "+", *(f[0] for f in exact)}
+        starts |= {f[0] for f in base64_forms(secret)}
         first = "".join(sorted(re.escape(c) for c in starts))
-        return cls(re.compile(f"(?=[{first}]){chars}"), tuple(exact))
+        return cls(re.compile(f"(?=[{first}])(?P<lead>)(?:{chars})"), tuple(exact))
+
+    @classmethod
+    def credential(cls, secret: str) -> SecretForms:
+        """A short URL credential, found only where it stands as one: followed by ``@``
+        (in any form), and a password (no ``:`` of its own) after a ``:``. Its ``:`` stays."""
+        lead = "" if ":" in secret else _char_pattern(":")
+        at = _char_pattern("@")
+        return cls(re.compile(f"(?P<lead>{lead})(?:{_spelled(secret)})(?={_GAP}{at})"), ())
 
     def redact(self, text: str) -> str:
         """``text`` with every form of the secret replaced by `REDACTED`."""
-        text = self.pattern.sub(REDACTED, text)
+        text = self.pattern.sub(lambda m: m.group("lead") + REDACTED, text)
         for form in self.exact:
             text = text.replace(form, REDACTED)
         return text
@@ -235,15 +299,18 @@ class Redactor:
     secrets: tuple[SecretForms, ...] = ()
 
     @classmethod
-    def of(cls, secrets: Iterable[str]) -> Redactor:
-        """A redactor for the given secret values (empty ones are ignored)."""
+    def of(cls, secrets: Iterable[str], credentials: Iterable[str] = ()) -> Redactor:
+        """A redactor for the given secret values (empty ones are ignored), and for the
+        ``credentials`` (short URL credentials) where they stand as such."""
         ordered = sorted({s for s in secrets if s}, key=lambda s: (-len(s), s))
-        return cls(tuple(_forms_of(s) for s in ordered))
+        short = sorted({s for s in credentials if s}, key=lambda s: (-len(s), s))
+        forms = [*map(_forms_of, ordered), *map(_credential_forms_of, short)]
+        return cls(tuple(forms))
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], extra: Iterable[str] = ()) -> Redactor:
         """A redactor for the secrets of ``env`` (and ``extra`` values, e.g. a token)."""
-        return cls.of((*secret_values(env), *extra))
+        return cls.of((*secret_values(env), *extra), credential_values(env))
 
     def text(self, text: str) -> str:
         """``text`` with every form of every secret replaced."""
@@ -251,14 +318,17 @@ class Redactor:
             text = forms.redact(text)
         return text
 
-    def value(self, value: Any) -> Any:
-        """A JSON-like value with every string (keys too) redacted."""
+    def value(self, value: Any, keep: frozenset[str] = frozenset()) -> Any:
+        """A JSON-like value with every string redacted; keys too, except those in ``keep``
+        (a document's own field names, which the reader looks up: never data)."""
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, Mapping):
-            return {self.value(k): self.value(v) for k, v in value.items()}
+            return {
+                (k if k in keep else self.value(k)): self.value(v, keep) for k, v in value.items()
+            }
         if isinstance(value, list | tuple):
-            return [self.value(v) for v in value]
+            return [self.value(v, keep) for v in value]
         return value
 
 
@@ -269,8 +339,15 @@ def _forms_of(secret: str) -> SecretForms:
     return SecretForms.of(secret)
 
 
+@functools.lru_cache(maxsize=64)
+def _credential_forms_of(secret: str) -> SecretForms:
+    """`SecretForms.credential`, once per credential and process."""
+    return SecretForms.credential(secret)
+
+
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every form of every non-empty secret replaced by ``***``."""
+    """``text`` with every form of every non-empty secret replaced by ``***`` (wherever it
+    stands, whatever its length: the caller chose these values)."""
     return Redactor.of(secrets).text(text)
 
 

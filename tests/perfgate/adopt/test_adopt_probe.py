@@ -10,11 +10,11 @@ from adopt_project import git, make_project
 
 from perfgate.adopt.init import InitOptions, init
 from perfgate.adopt.probe import run_probe, summarize
+from perfgate.asv.side_run import SideRun
 from perfgate.config import parse_config
 from perfgate.config_files import config_on_disk
 from perfgate.formats.benchmarks_json import parse_benchmarks
 from perfgate.model import CaseKey
-from perfgate.pipeline.side_run import SideRun
 
 
 def test_a_benchmark_with_a_failed_case_is_broken_with_its_error(

@@ -4,6 +4,7 @@ determinism was checked (a re-run's second count, or the machine's calibration i
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -24,11 +25,11 @@ bench = ['^sim_hot\\.']
 """
 
 
-def _store(root: Path, base: float, head: float) -> None:
-    f.write_benchmarks_json(root, [SIM])
+def _store(root: Path, base: float, head: float, bench: f.Bench = SIM) -> None:
+    f.write_benchmarks_json(root, [bench])
     f.write_machine_json(root)
-    f.write_result(root, f.BASE_SHA, [SIM], {SIM.name: [[base]]})
-    f.write_result(root, f.HEAD_SHA, [SIM], {SIM.name: [[head]]})
+    f.write_result(root, f.BASE_SHA, [bench], {bench.name: [[base]]})
+    f.write_result(root, f.HEAD_SHA, [bench], {bench.name: [[head]]})
 
 
 def _compare(tmp_path: Path, root: Path, *extra: str) -> int:
@@ -76,3 +77,23 @@ def test_a_calibrated_machine_or_a_rerun_lets_one_count_decide(tmp_path: Path) -
     assert _compare(tmp_path, root, "--confirm-results", str(again)) == 1
     _store(again, 1.006e6, 1.0e6)  # 0.6% apart: more than half the threshold
     assert _compare(tmp_path, root, "--confirm-results", str(again)) == 3
+
+
+def test_a_rerun_under_another_benchmark_version_checks_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A re-run whose base was counted under another sim benchmark version (other code) is no
+    second count of this base: refused (exit 3) as an unchecked count, as a same-version
+    re-run that disagrees is; it used to pass (issue 37, 7)."""
+    root, again = tmp_path / "res", tmp_path / "again"
+    _store(root, 1e6, 1.0e6)
+    _store(again, 1.009e6, 1.0e6)  # same version, 0.9% apart: refused
+    assert _compare(tmp_path, root, "--confirm-results", str(again)) == 3
+    capsys.readouterr()
+    _store(again, 1e6, 1.0e6, dataclasses.replace(SIM, version="sim-0"))
+    assert _compare(tmp_path, root, "--confirm-results", str(again)) == 3
+    assert "no second count of the base under this benchmark version" in capsys.readouterr().out
+    assert (
+        _compare(tmp_path, root, "--confirm-results", str(again), "--noise", _noise(tmp_path, 0.0))
+        == 0
+    )

@@ -13,7 +13,7 @@ from watch_history import ScriptedHistory
 
 from perfgate.config import GateConfig
 from perfgate.history.branch import branch_git, fetch_tip, list_tree
-from perfgate.watch.prober import Prober
+from perfgate.watch.probes.prober import Prober
 from perfgate.watch.service import WatchOptions, watch
 
 

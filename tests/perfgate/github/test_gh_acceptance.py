@@ -15,7 +15,7 @@ from test_gh_poster import FAST, REPORT_URL, SHA, SleepLog, write_report
 
 from perfgate import cli
 from perfgate.acceptance import ACCEPT_LABEL, AcceptanceState, LabelEvent, judge, label_applier
-from perfgate.pipeline.publish import AcceptOptions, post_pending, post_report
+from perfgate.gate.publish import AcceptOptions, post_pending, post_report
 
 
 def _post(server: FakeServer, report_dir: Path, record: Path | None = None) -> int:

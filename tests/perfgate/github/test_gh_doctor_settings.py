@@ -10,6 +10,7 @@ import pytest
 from gh_env import actions_env
 from gh_fake_api import FakeServer
 
+from perfgate import cli
 from perfgate.adopt.doctor_github import github_checks, required_variables
 from perfgate.adopt.report_lines import Level
 
@@ -71,3 +72,32 @@ def test_no_caller_is_a_problem(tmp_path: Path) -> None:
     (repo / ".github" / "workflows" / "perfgate.yml").unlink()
     (finding, _note) = github_checks(repo, {})
     assert finding.level is Level.PROBLEM and "perfgate init" in finding.fix
+
+
+def test_a_token_the_api_rejects_is_a_problem_and_doctor_exits_1(
+    tmp_path: Path,
+    server: FakeServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 37 item 4: a token the API answers 401 to was "a note", then "no problem",
+    exit 0."""
+    repo = _repo(tmp_path)
+    for name, value in actions_env(server, GITHUB_TOKEN="ghp_revokedtoken0123456789").items():
+        monkeypatch.setenv(name, value)
+    code = cli.main(["doctor", "--repo", str(repo), "--only", "github"])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "problem: GitHub variables and labels not checked: GitHub" in out and "401" in out
+    assert "GITHUB_TOKEN is not a valid token" in out and "no problem" not in out
+    assert "revokedtoken" not in out
+
+
+def test_an_api_it_cannot_reach_is_a_problem_not_a_traceback(tmp_path: Path) -> None:
+    """Issue 37 item 12: doctor against an unreachable API died with a traceback."""
+    env = {"GITHUB_TOKEN": "ghp_sometoken0123456789", "GITHUB_REPOSITORY": "o/r"}
+    env["GITHUB_API_URL"] = "http://127.0.0.1:9"  # discard port: nothing listens
+    found = github_checks(_repo(tmp_path), env)
+    assert [f.level for f in found] == [Level.OK, Level.PROBLEM]
+    assert "cannot reach http://127.0.0.1:9/repos/o/r/actions/variables" in found[1].what
+    assert "GITHUB_API_URL" in found[1].fix

@@ -19,8 +19,8 @@ from gh_openapi import OpenApi
 
 from perfgate.commands import post as post_cmd
 from perfgate.formats.report_files import MARKER
+from perfgate.gate.publish import post_report
 from perfgate.github import COMMENT_LIMIT, Github3Client, GitHubApiError, Poster
-from perfgate.pipeline.publish import post_report
 from perfgate.retry import RetryPolicy
 from perfgate.verdict import CommitState
 

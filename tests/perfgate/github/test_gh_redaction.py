@@ -25,8 +25,8 @@ from gh_fake_api import FakeServer
 from test_gh_poster import FAST, REPORT_URL, SAMPLE_MD, SHA, SleepLog
 
 from perfgate import cli
-from perfgate.pipeline.publish import post_report
-from perfgate.pipeline.render import md_escape
+from perfgate.gate.publish import post_report
+from perfgate.report.render import md_escape
 
 #: A second secret, with every character the escapers touch.
 PAT = "github_pat_with*stars&<amp>|pipe`tick[x]#y/z+w@v"
@@ -192,3 +192,105 @@ def test_a_short_url_credential_never_leaves_in_any_encoding(
     assert {name: _credential_leaks(text, form) for name, text in outputs.items()} == {
         name: [] for name in outputs
     }
+
+
+#: Issue 37 item 2: a one-character password.
+ONE_CHAR_URL = "postgres://u:e@h/db"
+
+
+def test_a_one_character_password_does_not_wreck_the_report(
+    server: FakeServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``DATABASE_URL=postgres://u:e@h/db`` set: every "e" of the report was starred out,
+    verdict.json's keys became ``***xit_cod***``, and ``post --dry-run`` said "verdict
+    None" and planned an error status. Now the report reads as written and post reads the
+    verdict; the credential, printed as one, is still redacted."""
+    monkeypatch.setenv("DATABASE_URL", ONE_CHAR_URL)
+    parity = tmp_path / "parity.json"
+    summary = "1 failed: could not connect as u:e@h, exit code 1"
+    parity.write_text(json.dumps({"status": "failed", "command": "make", "summary": summary}))
+    root, out = tmp_path / "res", tmp_path / "out"
+    f.build_tree(root, [f.Bench("hot.K.time_k", ("n",), ((8,),))], lambda *_: 1e-3)
+    config = tmp_path / "pyproject.toml"
+    config.write_text("[tool.perfgate]\nconfirm = false\nblocking = ['^hot']\n")
+    argv = ["compare", str(root), "--base", f.BASE_SHA, "--head", f.HEAD_SHA]
+    argv += ["--config", str(config), "--parity-result", str(parity), "--report-dir", str(out)]
+    assert cli.main(argv) == 2
+    verdict = json.loads((out / "verdict.json").read_text())
+    assert {"exit_code", "verdict", "reasons", "cases"} <= set(verdict)
+    assert verdict["verdict"] == "parity_failure" and verdict["exit_code"] == 2
+    assert verdict["cases"][0]["params"] == {"n": "8"}
+    report = (out / "report.md").read_text()
+    assert "could not connect as ***@" in report and "u:e@" not in report
+    assert "perfgate" in report and "***erfgat***" not in report
+    capsys.readouterr()
+    printed = io.StringIO()
+    env = actions_env(server, DATABASE_URL=ONE_CHAR_URL)
+    code = post_report(pr=1, report_dir=out, sha=f.HEAD_SHA, env=env, dry_run=True, out=printed)
+    assert code == 0
+    first = printed.getvalue().splitlines()[0]
+    assert "= failure: PARITY FAILURE" in first and "could not connect as ***@h" in first
+
+
+def test_field_names_of_verdict_json_are_never_redacted(tmp_path: Path) -> None:
+    """A secret spelled like a field of verdict.json (``exit_code``...) leaves the fields
+    alone; a case's parameter names are data and are redacted."""
+    from perfgate.formats.report_files import field_names
+    from perfgate.secrets import Redactor
+
+    document = {
+        "exit_code": 1,
+        "reasons_text": "exit_code_secret in a reason",
+        "cases": [{"params": {"exit_code_secret": "1"}, "note": ""}],
+    }
+    redactor = Redactor.of(["exit_code_secret", "reasons_text"])
+    redacted = redactor.value(document, keep=field_names(document))
+    assert redacted == {
+        "exit_code": 1,
+        "reasons_text": "*** in a reason",
+        "cases": [{"params": {"***": "1"}, "note": ""}],
+    }
+
+
+def test_a_token_split_by_a_newline_or_base64_encoded_in_a_param_never_leaves(
+    server: FakeServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 37 item 3: a benchmark parameter holding the token split by a newline (the
+    report shows ``ghs_...ab cdef...``) and one holding its base64 form were published in
+    stdout, report.md and the comment."""
+    import base64
+
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    split = repr(TOKEN[:12] + "\n" + TOKEN[12:])
+    b64 = base64.b64encode(f"tok={TOKEN}".encode()).decode()
+    encoded = repr(b64)
+    root, out = tmp_path / "res", tmp_path / "out"
+    bench = f.Bench("hot.K.time_k", ("t",), ((split, encoded),))
+    f.build_tree(root, [bench], lambda *_: 1e-3)
+    config = tmp_path / "pyproject.toml"
+    config.write_text("[tool.perfgate]\nconfirm = false\nblocking = ['^hot']\n")
+    argv = ["compare", str(root), "--base", f.BASE_SHA, "--head", f.HEAD_SHA]
+    assert cli.main([*argv, "--config", str(config), "--report-dir", str(out)]) == 0
+    printed = capsys.readouterr()
+    assert post_report(pr=1, report_dir=out, sha=f.HEAD_SHA, env=actions_env(server)) == 0
+    (comment,) = server.fake.comments.values()
+    texts = {
+        "stdout": printed.out,
+        "stderr": printed.err,
+        **{
+            name: (out / name).read_text() for name in ("report.md", "report.html", "verdict.json")
+        },
+        "comment": comment["body"],
+    }
+    pieces = {TOKEN[i : i + 8] for i in range(len(TOKEN) - 7)}
+    pieces |= {b64[i : i + 10] for i in range(6, len(b64) - 12)}
+    assert {name: sorted(p for p in pieces if p in text) for name, text in texts.items()} == {
+        name: [] for name in texts
+    }
+    assert texts["report.md"].count("***") >= 2

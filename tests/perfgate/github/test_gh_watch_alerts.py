@@ -13,13 +13,14 @@ from gh_watch_run import run_watch, state_files
 from watch_history import scripted_history, slowdown
 
 from perfgate.config import GateConfig
-from perfgate.watch.alerts import Links
-from perfgate.watch.detect import ChangeStatus
-from perfgate.watch.issues import Alerter, Github3Issues
-from perfgate.watch.load import load_series
+from perfgate.history.branch import branch_git, fetch_tip, list_tree, read_blobs
+from perfgate.watch.alerts.issues import Alerter, Github3Issues
+from perfgate.watch.alerts.text import Links
+from perfgate.watch.changes.detect import ChangeStatus
+from perfgate.watch.changes.load import load_series
+from perfgate.watch.records.state import advance, latest
+from perfgate.watch.records.store import read_state, record_state
 from perfgate.watch.run import alert, analyse
-from perfgate.watch.state import advance, latest
-from perfgate.watch.store import read_state, record_state
 
 pytestmark = pytest.mark.subprocess
 
@@ -172,3 +173,42 @@ def test_a_change_a_later_step_confirmed_is_alerted_without_the_flag(
     (record,) = json.loads(run_watch(history, server, as_json=True))
     assert (record["status"], record["issue"]) == ("confirmed", 1)
     assert "(confirmed)" in server.fake.issues[1]["body"]
+
+
+def test_a_secret_in_a_parameter_never_reaches_the_issue_or_the_state(
+    tmp_path: Path, make_server: MakeServer
+) -> None:
+    """Issue 37 item 1: with ``GITHUB_TOKEN`` set and a stored parameter holding it, stdout
+    was redacted but the filed issue's title and body held the token, and so did the watch
+    state committed to perf-results. A second run still finds its change and its issue
+    (the state is matched under the redacted name): no second issue, nothing re-recorded."""
+    import shutil
+
+    from pg_results_factory import Bench, write_benchmarks_json, write_machine_json, write_result
+    from watch_history import BENCH
+
+    server, history = make_server(), scripted_history(tmp_path)
+    bench = Bench(BENCH.name, ("token",), ((repr(f"k={TOKEN}"),),))
+    shutil.rmtree(history.results)
+    write_benchmarks_json(history.results, [bench])
+    write_machine_json(history.results)
+    level = slowdown(7)
+    for k in STORED:
+        samples = [level[k] * (1.0 + 0.001 * i) for i in range(-10, 10)]
+        write_result(history.results, history.commits[k - 1], [bench], {bench.name: [samples]})
+    first = run_watch(history, server, alert_suspected=True)
+    (issue,) = server.fake.issues.values()
+    git = branch_git(history.repo)
+    tip = fetch_tip(git, str(history.remote), "perf-results")
+    tree = list_tree(git, tip)
+    files = state_files(history)
+    stored = b"".join(read_blobs(git, [tree[p] for p in files])).decode()
+    pieces = {TOKEN[i : i + 8] for i in range(len(TOKEN) - 7)}
+    texts = {"stdout": first, "title": issue["title"], "body": issue["body"], "state": stored}
+    assert {name: sorted(p for p in pieces if p in text) for name, text in texts.items()} == {
+        name: [] for name in texts
+    }
+    assert "***" in issue["title"] and "***" in stored
+    second = run_watch(history, server, alert_suspected=True)
+    assert len(server.fake.issues) == 1 and "#1" in second
+    assert state_files(history) == files

@@ -78,3 +78,20 @@ def test_results_of_different_commits_are_never_merged() -> None:
         merged_result(a, {**a, "commit_hash": "b" * 40})
     both = merged_result({**a, "results": {"x": [1]}}, {**a, "results": {"x": [2], "y": [3]}})
     assert both["results"] == {"x": [1], "y": [3]}
+
+
+def test_a_corrupt_file_of_a_run_is_named_in_the_run(tmp_path: Path) -> None:
+    """Issue 37 item 14: a file asv cannot read was named in the temporary copy publish
+    makes; now by its own path in the run."""
+    runs = tmp_path / "runs"
+    _run(runs, "20261203T100000Z-11111111-aaaaaaaa", 1.0)
+    round_dir = runs / "20261203T100000Z-11111111-aaaaaaaa" / "main-r000-head"
+    (result,) = round_dir.glob("perf-runner/[!m]*.json")
+    result.write_text("{not json")
+    with pytest.raises(UserError, match=str(result).replace(".", r"\.") + ": "):
+        gate_runs.collect(runs, tmp_path / "dest")
+    _run(runs, "20261203T110000Z-11111111-aaaaaaaa", 1.0)
+    suite = runs / "20261203T110000Z-11111111-aaaaaaaa" / "main-r000-base" / "benchmarks.json"
+    suite.write_text("{not json")
+    with pytest.raises(UserError, match=str(suite).replace(".", r"\.")):
+        gate_runs.collect(runs, tmp_path / "dest2")

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from perfgate.history.plan import group_modules, module_costs, plan_history
-from perfgate.pipeline.plan import FALLBACK_COST_S
+from perfgate.wall.plan import FALLBACK_COST_S
 
 C = [f"{k:x}" * 40 for k in range(1, 4)]  # three commits, newest first
 HOUR = 3600.0

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from fake_sysfs import FakeRoot, build_root
 
+from perfgate.gate import context
+from perfgate.gate.context import pin_plan
 from perfgate.machine import apply_affinity, find_tools, plan_for_host, read_topology
 from perfgate.pinning import (
     PinPolicy,
@@ -19,8 +21,6 @@ from perfgate.pinning import (
     plan_pinning,
     thread_cpus,
 )
-from perfgate.pipeline import context
-from perfgate.pipeline.context import pin_plan
 
 
 @pytest.fixture(scope="module")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from fake_sysfs import FakeRoot
 
+from perfgate.gate import context
 from perfgate.machine import read_topology
 from perfgate.pinning import PinPolicy, Topology, plan_pinning
-from perfgate.pipeline import context
 from perfgate.runner_grid import (
     derived_threads,
     describe,

@@ -7,10 +7,10 @@ import dataclasses
 
 from watch_fakes import series_of, sha
 
-from perfgate.watch.alerts import Links, closing_comment, issue_body, issue_title
-from perfgate.watch.detect import ChangePoint, ChangeStatus, Direction, Evidence
-from perfgate.watch.prober import Probe, ProbeVerdict
-from perfgate.watch.state import new_change
+from perfgate.watch.alerts.text import Links, closing_comment, issue_body, issue_title
+from perfgate.watch.changes.detect import ChangePoint, ChangeStatus, Direction, Evidence
+from perfgate.watch.probes.prober import Probe, ProbeVerdict
+from perfgate.watch.records.state import new_change
 
 SERIES = series_of([1.0] * 7 + [1.08] * 5)  # point k is commit sha(k)
 POINT = ChangePoint(

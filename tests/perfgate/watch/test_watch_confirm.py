@@ -9,12 +9,12 @@ import dataclasses
 from fake_prober import FakeProber
 from watch_fakes import series_of, sha, step_change
 
-from perfgate.formats.watch_state import parse_record, record_bytes, record_path
-from perfgate.watch.bisect import Budget
+from perfgate.watch.changes.detect import ChangeStatus, Direction
 from perfgate.watch.confirm import FollowUp, follow_up, resume_range
-from perfgate.watch.detect import ChangeStatus, Direction
-from perfgate.watch.prober import ProbeCase, ProbeVerdict
-from perfgate.watch.state import WatchedChange
+from perfgate.watch.probes.bisect import Budget
+from perfgate.watch.probes.prober import ProbeCase, ProbeVerdict
+from perfgate.watch.records.state import WatchedChange
+from perfgate.watch.records.state_file import parse_record, record_bytes, record_path
 
 HISTORY = [sha(i) for i in range(12)]  # commit k of main is sha(k - 1)
 SERIES = series_of([1.0, 1.0, 1.08, 1.08], positions=[0, 3, 7, 11])

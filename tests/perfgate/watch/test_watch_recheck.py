@@ -9,11 +9,11 @@ from fake_prober import FakeProber
 from test_watch_confirm import CASE, HISTORY, _plan, _suspected
 from watch_fakes import series_of, sha, step_change
 
+from perfgate.watch.changes.detect import ChangeStatus, Direction
 from perfgate.watch.confirm import follow_up
-from perfgate.watch.detect import ChangeStatus, Direction
 from perfgate.watch.recheck import recheck, wants_recheck
+from perfgate.watch.records.state import WatchedChange
 from perfgate.watch.run import Analysis, follow_up_all
-from perfgate.watch.state import WatchedChange
 
 
 def _bisected(prober: FakeProber, regime_end: int = 7) -> WatchedChange:

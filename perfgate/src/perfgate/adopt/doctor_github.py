@@ -15,6 +15,7 @@ from perfgate import git
 from perfgate.adopt.report_lines import Finding, note, ok, problem
 from perfgate.github import DEFAULT_API_URL, Github3Session
 from perfgate.github_retry import GitHubApiError
+from perfgate.secrets import redact
 
 #: ``vars.NAME`` not followed by ``||`` (a variable with a default is optional).
 _REQUIRED_VAR = re.compile(r"\bvars\.([A-Za-z_][A-Za-z0-9_]*)\b(?!\s*\|\|)")
@@ -39,10 +40,19 @@ class Github3Settings(Github3Session):
     """`RepositorySettings` through the GitHub REST API (github3.py's session)."""
 
     def _get(self, what: str, path: str, params: dict[str, int] | None = None) -> Any:
-        """GET ``path`` of the repository: the response (200 or 404), else an error."""
+        """GET ``path`` of the repository: the response (200 or 404), else an error (an
+        API it cannot reach too: no traceback)."""
+        import requests
+
         url = f"{self._gh.session.base_url}/repos/{self._owner}/{self._name}/{path}"
-        with self._translate(what):
-            response = self._gh.session.get(url, params=params)
+        try:
+            with self._translate(what):
+                response = self._gh.session.get(url, params=params)
+        except requests.RequestException as exc:
+            reason = type(exc).__name__
+            raise GitHubApiError(
+                redact(f"GitHub {what}: cannot reach {url} ({reason})", self._secrets)
+            ) from None
         if response.status_code not in (200, 404):
             raise GitHubApiError(f"GitHub {what}: {response.status_code}", response.status_code)
         return response
@@ -135,5 +145,18 @@ def github_checks(
                 )
             )  # fmt: skip
     except GitHubApiError as exc:
-        findings.append(note(f"GitHub settings not checked: {exc}"))
+        findings.append(api_problem(exc))
     return findings
+
+
+def api_problem(exc: GitHubApiError) -> Finding:
+    """A failed API call as a problem: the settings the gate needs were not checked, and the
+    token the workflows would use (401: rejected; 403: not allowed) is the likely cause."""
+    if exc.status == 401:
+        fix = "GITHUB_TOKEN is not a valid token: set a current one (a fine-grained token with "
+        fix += "Variables: read and Issues: read, or `gh auth token`)"
+    elif exc.status == 403:
+        fix = "give GITHUB_TOKEN read access to the repository's variables and labels"
+    else:
+        fix = "check GITHUB_API_URL and the network, then run perfgate doctor --only github again"
+    return problem(f"GitHub variables and labels not checked: {exc}", fix)

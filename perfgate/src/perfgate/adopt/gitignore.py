@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from perfgate.adopt.files import Planned
-from perfgate.pipeline.context import WORK_DIR
+from perfgate.gate.context import WORK_DIR
 
 ENTRY = f"/{WORK_DIR}/"
 

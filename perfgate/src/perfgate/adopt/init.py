@@ -3,7 +3,7 @@ and write them without overwriting anything (`perfgate.adopt.files`).
 
 The benchmarks are discovered the way the gate will see them: the checkout's HEAD exported
 (and built, when the survey says it needs a build) into a run folder of its own, and asv's
-``just-discover`` run with the checkout's suites (`perfgate.pipeline.discover`), so a suite
+``just-discover`` run with the checkout's suites (`perfgate.asv.discover`), so a suite
 that does not import under the proposed policy fails here, not in the first gate.
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from perfgate import git
-from perfgate.adopt import measured, survey
+from perfgate.adopt import init_values, measured, survey
 from perfgate.adopt.files import Planned, plan_file, plan_policy, write_planned
 from perfgate.adopt.gitignore import plan_gitignore
 from perfgate.adopt.policy import Proposal, render_policy
@@ -29,9 +29,9 @@ from perfgate.config import GateConfig
 from perfgate.errors import UserError
 from perfgate.formats.asv_conf import AsvProject, read_project
 from perfgate.formats.benchmarks_json import Suite
-from perfgate.pipeline import context
-from perfgate.pipeline.context import GateOptions
-from perfgate.pipeline.hooks import Hooks
+from perfgate.gate import context
+from perfgate.gate.hooks import Hooks
+from perfgate.settings import GateOptions
 
 SuiteFinder = Callable[[Path, GateConfig], Suite]
 """(repository root, the proposed configuration) -> the suite asv discovers."""
@@ -161,11 +161,13 @@ def init(
     ``prober`` the suite is run once first, and the policy takes what that measured
     (`perfgate.adopt.measured`)."""
     root = _root(options.repo)
+    options = replace(options, asv_config=init_values.asv_config_inside(root, options.asv_config))
     proposal = propose(root, options, finder or asv_discover_suite)
     proposal = measured.with_quick_parity(proposal, _tracked(root))
     if prober is not None:
         proposal = measured.measure(root, proposal, prober)
     plans = _plans(root, options, proposal)
+    init_values.policy_loads(plans[0].path, plans[0].text)
     diffs = write_planned(root, plans, options.force)
     written = tuple(p.path.relative_to(root) for p in plans if p.old != p.text)
     return InitResult(root, proposal, written, tuple(diffs))

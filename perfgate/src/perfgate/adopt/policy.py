@@ -16,7 +16,7 @@ from perfgate.adopt.quick import QuickChoice
 from perfgate.adopt.survey import Family, Guess
 from perfgate.config_costs import MeasuredCosts
 
-TEMPLATES = Path(__file__).parent.parent / "templates" / "init"
+TEMPLATES = Path(__file__).parent / "templates" / "init"
 #: A table header of the gate's policy in pyproject.toml: [tool.perfgate], its sub-tables
 #: and arrays of tables ([[tool.perfgate.baseline]]).
 _OWN_HEADER = re.compile(r"^\s*\[\[?\s*tool\.perfgate\s*(\.|\])")

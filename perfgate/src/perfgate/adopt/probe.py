@@ -4,7 +4,7 @@ broken (``perfgate init``, ``perfgate doctor --run``).
 The run is the quick gate's own first round, one side of it: HEAD exported (and built when
 the policy says ``build = "pip"``) into a run folder of its own, asv run once over the
 quick gate's selection with the gate's machine, environment and time-out
-(`perfgate.pipeline.side_run`), its progress printed as asv reports each benchmark. What it
+(`perfgate.asv.side_run`), its progress printed as asv reports each benchmark. What it
 gives (`Probe`): each benchmark's seconds (asv's durations, all its parameter combinations),
 asv's own seconds beyond them, and the benchmarks that failed with asv's error
 (`perfgate.formats.asv_output`, redacted). `perfgate.adopt.quick` turns that into a quick
@@ -23,14 +23,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfgate import asv_runner
+from perfgate.asv import runner as asv_runner
+from perfgate.asv import side_run
 from perfgate.config import GateConfig
 from perfgate.formats import asv_output
-from perfgate.pipeline import context, side_run
-from perfgate.pipeline.context import GateOptions, GateSettings
-from perfgate.pipeline.hooks import Hooks
+from perfgate.gate import context
+from perfgate.gate.hooks import Hooks
 from perfgate.process import run_process
 from perfgate.secrets import Redactor
+from perfgate.settings import GateOptions, GateSettings
 
 Log = Callable[[str], None]
 

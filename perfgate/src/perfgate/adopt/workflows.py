@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfgate import __version__
+from perfgate.adopt import init_values
 
-TEMPLATES = Path(__file__).parent.parent / "templates" / "init"
+TEMPLATES = Path(__file__).parent / "templates" / "init"
 #: Where perfgate's reusable workflow lives (owner/name on GitHub).
 PERFGATE_REPOSITORY = "perfgate/perfgate"
 WORKFLOW_FILES = ("perfgate.yml", "perfgate-fork.yml")
@@ -28,6 +29,12 @@ class WorkflowOptions:
     perfgate: str = ""
     runner_labels: Sequence[str] = DEFAULT_LABELS
     extra_packages: Sequence[str] = ()
+
+    def __post_init__(self) -> None:
+        # every value goes into YAML as text: checked here, before anything is discovered
+        init_values.workflow_ref(self.ref)
+        init_values.runner_labels(self.runner_labels)
+        init_values.pip_requirement(self.perfgate)
 
     @property
     def package(self) -> str:
@@ -57,4 +64,5 @@ def render(name: str, options: WorkflowOptions) -> str:
         "VERSION": __version__,
     }
     text = (TEMPLATES / name).read_text()
-    return re.sub(r"@([A-Z]+)@", lambda m: tokens[m.group(1)], text)
+    rendered = re.sub(r"@([A-Z]+)@", lambda m: tokens[m.group(1)], text)
+    return init_values.same_lines(name, text, rendered)

@@ -31,10 +31,11 @@ from typing import Any
 
 from perfgate import cli_args
 from perfgate.atomic import check_output_dir
+from perfgate.calibration.floors import summary
 from perfgate.errors import RunnerError, UserError
-from perfgate.pipeline import calibrate
-from perfgate.pipeline.context import GateOptions
-from perfgate.pipeline.hooks import Hooks
+from perfgate.gate import calibrate
+from perfgate.gate.hooks import Hooks
+from perfgate.settings import GateOptions
 from perfgate.verdict import EXIT_ERROR, EXIT_OK
 
 DEFAULT_ROUNDS = 12
@@ -70,5 +71,5 @@ def run(opts: GateOptions, rounds: int, hooks: Hooks | None = None) -> int:
     except (UserError, RunnerError, OSError) as exc:
         print(f"perfgate calibrate: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    hooks.write(calibrate.summary(path, floors))
+    hooks.write(summary(path, floors))
     return EXIT_OK

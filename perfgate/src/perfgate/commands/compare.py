@@ -35,7 +35,8 @@ from typing import Any
 
 from perfgate import cli_args
 from perfgate.errors import UserError
-from perfgate.pipeline import publish, render, stored_results
+from perfgate.gate import publish, stored_results
+from perfgate.report import render
 from perfgate.secrets import redact_env
 
 

@@ -66,8 +66,10 @@ from typing import Any
 
 from perfgate import cli_args
 from perfgate.errors import UserError
-from perfgate.pipeline import gate, partition, preview, shard
-from perfgate.pipeline.context import GateOptions
+from perfgate.gate import preview
+from perfgate.gate import run as gate
+from perfgate.settings import GateOptions, ShardSpec
+from perfgate.shards import partition, shard
 
 
 def add_parser(subparsers: Any) -> None:
@@ -119,7 +121,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run_from_args(args: argparse.Namespace) -> int:
-    """argparse -> `perfgate.pipeline.gate.run`."""
+    """argparse -> `perfgate.gate.run.run`."""
     if args.post and args.pr is None:
         raise UserError("--post needs --pr N")
     if args.json and not args.plan:
@@ -151,7 +153,7 @@ def run_from_args(args: argparse.Namespace) -> int:
     return gate.run(opts)
 
 
-def _shard(text: str) -> partition.ShardSpec:
+def _shard(text: str) -> ShardSpec:
     """``--shard K/N`` (a bad value is a usage error naming the option)."""
     try:
         return partition.parse_shard(text)

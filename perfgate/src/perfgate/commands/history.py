@@ -14,7 +14,7 @@
 writes the branch out for ``asv publish``, ``pending`` prints the commits a run on one machine
 should measure, newest first (see `perfgate.history`); ``append-noise`` stores a
 ``perfgate calibrate`` file with its content digest under ``noise/<machine>/``, where the
-gate reads floors from (`perfgate.history.noise`; only the history workflow on main may
+gate reads floors from (`perfgate.calibration.stored`; only the history workflow on main may
 run it); ``append-acceptance`` records a regression accepted with the override label
 (``acceptances/<pr>-<head>.json``, `perfgate.history.acceptances`); ``plan`` plans a run
 before it starts: per machine, the commits ``pending`` lists, the expected minutes from the
@@ -33,13 +33,13 @@ from pathlib import Path
 from typing import Any
 
 from perfgate import project
+from perfgate.calibration.stored import append_noise
 from perfgate.cli_args import positive_int, positive_number
 from perfgate.errors import UserError
 from perfgate.history.acceptances import append_acceptance
 from perfgate.history.append import HISTORY_RETRY, append
 from perfgate.history.branch import HistoryError
 from perfgate.history.export import export, pending, plan_run
-from perfgate.history.noise import append_noise
 from perfgate.retry import RetryPolicy
 from perfgate.secrets import redact_url
 

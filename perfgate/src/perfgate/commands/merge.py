@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from perfgate.pipeline import merge
+from perfgate.shards import merge
 
 
 def add_parser(subparsers: Any) -> None:
@@ -52,7 +52,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run_from_args(args: argparse.Namespace) -> int:
-    """argparse -> `perfgate.pipeline.merge.run`."""
+    """argparse -> `perfgate.shards.merge.run`."""
     opts = merge.MergeOptions(
         shard_dirs=tuple(Path(d) for d in args.shard_dirs),
         report_dir=Path(args.report_dir),

@@ -29,7 +29,7 @@ from typing import Any
 from perfgate.errors import UserError
 from perfgate.formats.junit import read_junit
 from perfgate.formats.parity_result import FULL_SHA, write_parity
-from perfgate.pipeline import parity
+from perfgate.gate import parity
 from perfgate.secrets import Redactor
 from perfgate.verdict import EXIT_OK
 

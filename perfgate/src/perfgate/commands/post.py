@@ -25,8 +25,8 @@ from typing import Any
 
 from perfgate.acceptance import ACCEPT_LABEL
 from perfgate.errors import UserError
+from perfgate.gate.publish import AcceptOptions, post_pending, post_report
 from perfgate.github import DEFAULT_COMMENT_AUTHOR, STATUS_CONTEXT
-from perfgate.pipeline.publish import AcceptOptions, post_pending, post_report
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -84,7 +84,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run_from_args(args: argparse.Namespace) -> int:
-    """argparse -> `perfgate.pipeline.publish.post_report` (or `post_pending`)."""
+    """argparse -> `perfgate.gate.publish.post_report` (or `post_pending`)."""
     if args.pending:
         if not args.sha:
             raise UserError("--pending needs --sha")

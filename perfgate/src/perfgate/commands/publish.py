@@ -13,7 +13,9 @@ into the results tree, which the history branch mirrors file by file. ``--gate-r
 what the local gate runs measured (the first round of base and head of every run,
 `perfgate.history.gate_runs`) for the commits the results folder lacks, and the command says
 what it published. Exit codes: 0 published, 3 error (no results at all: one line saying
-what to run first; corrupt results, asv failing: asv's last output is printed).
+what to run first; a ``--gate-runs`` folder that does not exist: named; a corrupt file:
+named where it is, in the results or the run, never in the temporary copy; asv failing:
+asv's last output is printed).
 """
 
 from __future__ import annotations
@@ -87,6 +89,7 @@ def gather(results_dir: Path, runs: Path | None, dest: Path) -> list[str]:
     was gathered, one phrase per source (empty: nothing to publish)."""
     said = []
     if (results_dir / "benchmarks.json").exists():
+        read_benchmarks(results_dir)  # corrupt -> named where it is, not in the copy
         shutil.copytree(results_dir, dest)
         stored = sum(1 for _ in dest.glob("*/*.json")) - len(list(dest.glob("*/machine.json")))
         said.append(f"{stored} stored result file(s) from {results_dir}")
@@ -110,9 +113,20 @@ def run(
     runs: Path | None = None,
 ) -> int:
     """Gather the results, run ``asv publish`` on their dashboard copy; 0 or 3."""
+    if runs is not None and not runs.is_dir():
+        print(
+            f"perfgate publish: error: --gate-runs {runs}: no such folder (expected the gate's "
+            "runs folder, <work dir>/runs: .perfgate/runs by default)",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
     with tempfile.TemporaryDirectory(prefix="perfgate-publish-") as tmp:
         combined = Path(tmp) / "combined"
-        said = gather(results_dir, runs, combined)
+        try:
+            said = gather(results_dir, runs, combined)
+        except UserError as exc:
+            print(f"perfgate publish: error: {exc}", file=sys.stderr)
+            return EXIT_ERROR
         if not said:
             where = f"; no gate run with results in {runs}" if runs is not None else ""
             print(NO_RESULTS_HINT.format(results=results_dir, runs=where), file=sys.stderr)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from perfgate.secrets import Redactor
 
-#: The file each asv run's output tail is saved in (`perfgate.pipeline.side_run`).
+#: The file each asv run's output tail is saved in (`perfgate.asv.side_run`).
 OUTPUT_FILE = "asv-output.txt"
 #: Longest error text kept per benchmark (characters).
 MAX_TEXT = 300

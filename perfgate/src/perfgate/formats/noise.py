@@ -2,7 +2,7 @@
 reader and writer, their place in the work folder (``noise/<machine>/<UTC time>.json``), and
 their content digests (``perfgate-noise-digest`` v1, ``<UTC time>.digest.json`` beside each
 file on the perf-results branch: ``{"kind": ..., "api_version": 1, "file": "<name>.json",
-"sha256": "<hex of the file's bytes>"}``; `perfgate.history.noise`).
+"sha256": "<hex of the file's bytes>"}``; `perfgate.calibration.stored`).
 
 Format (``NOISE_API_VERSION`` 1; keys beyond ``cases`` are informational)::
 

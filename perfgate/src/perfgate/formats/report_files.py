@@ -46,6 +46,26 @@ def check_free(report_dir: str | os.PathLike[str]) -> None:
         raise UserError(f"{report_dir} already holds {existing}; reports are never overwritten")
 
 
+#: Objects of ``verdict.json`` whose keys are data (a case's parameter names), not fields.
+DATA_KEYED = frozenset({"params"})
+
+
+def field_names(document: Any) -> frozenset[str]:
+    """The field names of a ``verdict.json`` document: every key at any depth but those of
+    `DATA_KEYED` objects. Redaction leaves them alone (``perfgate post`` looks them up; a
+    short secret once made ``exit_code`` ``***xit_cod***``); data keys are redacted."""
+    names: set[str] = set()
+    if isinstance(document, Mapping):
+        for key, value in document.items():
+            names.add(key)
+            if key not in DATA_KEYED:
+                names |= field_names(value)
+    elif isinstance(document, list | tuple):
+        for item in document:
+            names |= field_names(item)
+    return frozenset(names)
+
+
 def write_reports(folder: Path, markdown: str, html: str, verdict: dict[str, Any]) -> str:
     """Write report.md, report.html and verdict.json as new files; return their digest."""
     texts = {

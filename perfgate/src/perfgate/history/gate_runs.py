@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfgate.atomic import replace_file
+from perfgate.errors import UserError
 from perfgate.formats import asv_results
+from perfgate.formats.benchmarks_json import read_benchmarks
 
 #: Round folders of the first main round (attribute groups of later rounds are left out),
 #: then the sim instrument's first count of each side (same commit and environment: the
@@ -60,6 +62,13 @@ def _place(result: Path, target: Path) -> None:
         shutil.copyfile(machine, target.parent / "machine.json")
 
 
+def _check(result: Path, rel: str) -> None:
+    """A `UserError` naming ``result`` (the run's own file) when asv could not read it."""
+    problem = asv_results.stored_problem(rel, result.read_bytes())
+    if problem is not None:
+        raise UserError(f"{result}: {problem}")
+
+
 def _collect_run(run: Path, dest: Path, kept: set[str]) -> list[str]:
     """The commits of one run placed in ``dest`` (result files in ``kept`` left alone)."""
     commits: list[str] = []
@@ -70,11 +79,13 @@ def _collect_run(run: Path, dest: Path, kept: set[str]) -> list[str]:
             rel = f"{result.parent.name}/{result.name}"
             if rel in kept and rel not in mine:
                 continue
+            _check(result, rel)
             _place(result, dest / rel)
             mine.add(rel)
             commits.append(result.name.split("-", 1)[0])
         suite = round_dir / "benchmarks.json"
         if suite.exists() and not (dest / "benchmarks.json").exists():
+            read_benchmarks(round_dir)  # corrupt -> named in the run, not in the copy
             dest.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(suite, dest / "benchmarks.json")
     kept |= mine

@@ -21,9 +21,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
 
 SUITES_DIR = "suites"
-#: The watch's state records (`perfgate.formats.watch_state`): not results, never exported.
+#: The watch's state records (`perfgate.watch.records.state_file`): not results, never exported.
 WATCH_DIR = "watch"
-#: Calibrated noise floors and their digests (`perfgate.history.noise`).
+#: Calibrated noise floors and their digests (`perfgate.calibration.stored`).
 NOISE_DIR = "noise"
 #: Accepted regressions (`perfgate.history.acceptances`).
 ACCEPTANCES_DIR = "acceptances"

@@ -27,7 +27,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from perfgate.pipeline.plan import FALLBACK_COST_S, setup_cache_module
+from perfgate.wall.plan import FALLBACK_COST_S, setup_cache_module
 
 #: Share of the job's timeout a shard may be planned to fill (setup, noise, slower runs).
 DEFAULT_HEADROOM = 0.75

@@ -11,7 +11,7 @@ file named in the spec; the counts are read from callgrind's dump files by the h
 With ``PERFGATE_SIM_LAYOUT=k`` (k > 0) the process first allocates a ballast that moves
 everything allocated after it (`shift_layout`): the same code then runs on data at other
 addresses. The gate counts the base's second time so, which tells a case whose simulated
-misses follow the memory layout (`perfgate.pipeline.compare.sim`).
+misses follow the memory layout (`perfgate.sim.compare`).
 """
 
 from __future__ import annotations

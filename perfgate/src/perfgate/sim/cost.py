@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 
+from perfgate.model import Shift
+
 #: callgrind's event names, in the order it writes them with --cache-sim=yes
 EVENT_NAMES = ("Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw")
 L1_WEIGHT = 10
@@ -105,22 +107,6 @@ def per_call(calls: Sequence[Events], weights: Sequence[int]) -> dict[str, float
 
 #: What each stored figure contributes to the estimate, per unit.
 WEIGHTS = {"instructions": 1, "l1_misses": L1_WEIGHT, "ll_misses": LL_WEIGHT}
-
-
-@dataclass(frozen=True)
-class Shift:
-    """One event's change between base and head, and its share of the cycles' change."""
-
-    event: str
-    base: float
-    head: float
-    #: change of this event's weighted contribution, relative to the base's cycles
-    contribution: float
-
-    @property
-    def ratio(self) -> float | None:
-        """head / base of the event's own count (None when base counted none)."""
-        return self.head / self.base if self.base > 0 else None
 
 
 def shifts(

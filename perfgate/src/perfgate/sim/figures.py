@@ -3,7 +3,7 @@
 Each figure is a ``track_*`` benchmark of the suite's class with the same params, holding one
 value per call of the case: the gate decides a sim case on `DECISIVE` (the cost model's
 estimated cycles), or on `LAYOUT_PROOF` (instructions) where the cycles move with the memory
-layout alone (`perfgate.pipeline.compare.sim`), and reads the others to say what moved.
+layout alone (`perfgate.sim.compare`), and reads the others to say what moved.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ benchmark; valgrind missing fails every case with the install command (never a s
 The gate passes the ``--bench`` regexes of an asv run in ``PERFGATE_BENCH`` (a JSON list), so
 the harness measures only the cases that run selects, the JIT target mode in
 ``PERFGATE_SIM_TARGET``, and ``PERFGATE_SIM_PREPARE``: ``1`` for a run that only prepares
-(the native pass, nothing reported: `perfgate.pipeline.sim_phase.prepare`), ``done`` for a
+(the native pass, nothing reported: `perfgate.sim.phase.prepare`), ``done`` for a
 counting run after it (the simulated pass alone, `perfgate.sim.harness.Stage`). The
 benchmarks' asv ``version`` digests this package's measuring code, the cost model, the
 simulated caches, valgrind's version and the target mode: figures taken under different

@@ -1,7 +1,7 @@
 """Confirmation and bisection of one suspected regression by measurement (pure over a prober).
 
 A change the history suspects (last good measured commit A, first bad measured commit B) is
-re-measured: B against A, paired and interleaved (`perfgate.watch.prober`). Stably worse ->
+re-measured: B against A, paired and interleaved (`perfgate.watch.probes.prober`). Stably worse ->
 confirmed; not worse -> not-confirmed (the history's suspicion is dropped, never alerted);
 unknown -> it stays suspected and the probe is recorded (a later run tries again).
 
@@ -12,7 +12,7 @@ case's next change), a B not worse than A is not the end: A is measured against
 ``regime_end``, and if that is stably worse the culprit lies in B..regime_end, which is
 bisected with B as the good end (every probe still against A). When
 B is A's next first-parent commit, a confirmed change is bisected at once: B is the culprit.
-Otherwise, asked to, the range is bisected (`perfgate.watch.bisect`) from where earlier runs
+Otherwise, asked to, the range is bisected (`perfgate.watch.probes.bisect`) from where earlier runs
 left it (``narrowed_good`` .. ``narrowed_bad``), and a culprit found names its pull request.
 
 Only regressions are probed (improvements are recorded, not alerted), and only those of the
@@ -26,11 +26,11 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from perfgate.watch.bisect import Budget, narrow
-from perfgate.watch.detect import ChangeStatus, Direction
-from perfgate.watch.prober import Probe, ProbeCase, Prober, ProbeVerdict
-from perfgate.watch.pulls import pull_request_number
-from perfgate.watch.state import WatchedChange, advance
+from perfgate.watch.alerts.pulls import pull_request_number
+from perfgate.watch.changes.detect import ChangeStatus, Direction
+from perfgate.watch.probes.bisect import Budget, narrow
+from perfgate.watch.probes.prober import Probe, ProbeCase, Prober, ProbeVerdict
+from perfgate.watch.records.state import WatchedChange, advance
 
 
 @dataclass(frozen=True)

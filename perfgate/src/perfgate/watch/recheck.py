@@ -4,7 +4,7 @@ One stored run per commit drifts by several percent, so the history alone can mi
 that undoes a regression (or see one that does not). Once a probe showed a regression stably
 worse (confirmed or bisected), every later run whose series has a newer measured commit than
 the change's ``checked_through`` measures A, its last good commit, against that tip with the
-gate's paired A/B (`perfgate.watch.prober`): not worse -> recovered (``recovered_by`` the
+gate's paired A/B (`perfgate.watch.probes.prober`): not worse -> recovered (``recovered_by`` the
 tip, the first stored commit seen back; the issue is then closed with a comment), worse ->
 still open, checked through the tip; unknown -> as it was, with the probe recorded (a later
 run tries again). Each tip is measured once per change.
@@ -15,10 +15,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from perfgate.watch.changes.detect import ChangeStatus, Direction
 from perfgate.watch.confirm import FollowUp
-from perfgate.watch.detect import ChangeStatus, Direction
-from perfgate.watch.prober import ProbeCase, ProbeVerdict
-from perfgate.watch.state import WatchedChange, advance
+from perfgate.watch.probes.prober import ProbeCase, ProbeVerdict
+from perfgate.watch.records.state import WatchedChange, advance
 
 #: Regressions a probe showed stably worse and no recovery has settled.
 OPEN = frozenset({ChangeStatus.CONFIRMED, ChangeStatus.BISECTED})

@@ -15,13 +15,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from perfgate.config import GateConfig
+from perfgate.watch.alerts.issues import Action, Alerter
+from perfgate.watch.changes.detect import detect
+from perfgate.watch.changes.series import Series
 from perfgate.watch.confirm import FollowUp, follow_up
-from perfgate.watch.detect import detect
-from perfgate.watch.issues import Action, Alerter
-from perfgate.watch.prober import ProbeCase
+from perfgate.watch.probes.prober import ProbeCase
 from perfgate.watch.recheck import recheck
-from perfgate.watch.series import Series
-from perfgate.watch.state import WatchedChange, latest, reconcile
+from perfgate.watch.records.state import WatchedChange, latest, reconcile
 
 Case = tuple[str, tuple[str, ...], str]
 

@@ -24,22 +24,24 @@ from perfgate import git
 from perfgate.config import GateConfig
 from perfgate.config_files import config_on_disk, load_config
 from perfgate.formats.benchmarks_json import read_benchmarks
+from perfgate.gate.hooks import Hooks
 from perfgate.github import DEFAULT_COMMENT_AUTHOR
 from perfgate.history.branch import HistoryError, branch_git, first_parent_history
-from perfgate.pipeline.hooks import Hooks
-from perfgate.watch.alerts import Links
-from perfgate.watch.bisect import Budget
+from perfgate.secrets import Redactor
+from perfgate.watch.alerts.issues import Action, Alerter, IssuesApi, issues_from_env
+from perfgate.watch.alerts.text import Links
+from perfgate.watch.changes.detect import ChangeStatus
+from perfgate.watch.changes.load import case_selector, load_series, unplaced_problem
 from perfgate.watch.confirm import FollowUp, wants_probe
-from perfgate.watch.detect import ChangeStatus
-from perfgate.watch.gate_prober import GateProber, local_machine
-from perfgate.watch.issues import Action, Alerter, IssuesApi, issues_from_env
-from perfgate.watch.load import case_selector, load_series, unplaced_problem
-from perfgate.watch.prober import Prober
+from perfgate.watch.probes.bisect import Budget
+from perfgate.watch.probes.gate_prober import GateProber, local_machine
+from perfgate.watch.probes.prober import Prober
 from perfgate.watch.recheck import wants_recheck
-from perfgate.watch.record import watched_record
+from perfgate.watch.records.record import watched_record
+from perfgate.watch.records.state import WatchedChange
+from perfgate.watch.records.store import read_state, record_state
+from perfgate.watch.redaction import Selector, raw_selector, redacted_series, watch_redactor
 from perfgate.watch.run import Analysis, alert, analyse, follow_up_all, tip_of
-from perfgate.watch.state import WatchedChange
-from perfgate.watch.store import read_state, record_state
 
 
 @dataclass(frozen=True)
@@ -100,14 +102,19 @@ def watch(
     for reason in loaded.skipped:
         print(f"perfgate watch: skipped: {reason}", file=sys.stderr)
     stored = _stored(options)
-    analysis = analyse(loaded.series, config, stored)
+    redactor = watch_redactor(env)
+    shown, raw_params = redacted_series(loaded.series, redactor)
+    analysis = analyse(shown, config, stored)
     if options.confirm or options.bisect:
         prober = (prober_factory or _gate_prober(options))(config)
         plan = _follow_up_plan(options, config, prober, history[::-1])
-        analysis = _follow_up(options, analysis, plan)
-    actions, analysis = _alert(options, env, analysis, api_factory)
+        select = raw_selector(case_selector(options.results), raw_params)
+        analysis = _follow_up(options, analysis, plan, select)
+    actions, analysis = _alert(options, env, analysis, api_factory, redactor)
     if options.use_state and not options.dry_run and analysis.snapshots:
-        record_state(options.repo, options.remote, options.branch, analysis.snapshots, _now())
+        record_state(
+            options.repo, options.remote, options.branch, analysis.snapshots, _now(), redactor
+        )
     _print(analysis, actions, options, out)
     return 0
 
@@ -117,8 +124,10 @@ def _alert(
     env: Mapping[str, str],
     analysis: Analysis,
     api_factory: Callable[[], IssuesApi] | None,
+    redactor: Redactor,
 ) -> tuple[list[tuple[WatchedChange, Action]], Analysis]:
-    """The issues of the run (none with ``--no-alerts``: another job posts them)."""
+    """The issues of the run (none with ``--no-alerts``: another job posts them), their
+    titles, bodies and comments redacted."""
     if not options.alerts:
         return [], analysis
     units = {name: info.unit for name, info in read_benchmarks(options.results).items()}
@@ -127,6 +136,7 @@ def _alert(
         _links(env, options.dashboard_url),
         options.issue_author or env.get("PERFGATE_COMMENT_AUTHOR") or DEFAULT_COMMENT_AUTHOR,
         branch=watched_branch(options.repo, options.ref),
+        redactor=redactor,
     )
     return alert(analysis, alerter, options.alert_suspected, lambda b: units.get(b, ""))
 
@@ -163,7 +173,9 @@ def _follow_up_plan(
     )
 
 
-def _follow_up(options: WatchOptions, analysis: Analysis, plan: FollowUp) -> Analysis:
+def _follow_up(
+    options: WatchOptions, analysis: Analysis, plan: FollowUp, select: Selector
+) -> Analysis:
     """The probes of this run (a dry run only names them, on stderr)."""
     machine = plan.prober.machine
     if options.dry_run:
@@ -181,7 +193,6 @@ def _follow_up(options: WatchOptions, analysis: Analysis, plan: FollowUp) -> Ana
                 continue
             print(f"perfgate watch: would {what} {span} of {change.label}", file=sys.stderr)
         return analysis
-    select = case_selector(options.results)
     done = follow_up_all(analysis, plan, lambda c: select(c.benchmark, c.params))
     before = {c.change_id: len(c.probes) for c in analysis.changes}
     for change in done.changes:

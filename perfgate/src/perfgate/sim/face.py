@@ -1,0 +1,46 @@
+"""The simulator's face (`perfgate.instrument.Instrument`): the sim family counted under
+callgrind, base, head and (unless a calibrated check covers it) the base again, all at once
+(`phase`), one count a side compared against the base's determinism (`compare`)."""
+
+from __future__ import annotations
+
+from perfgate.config import GateConfig
+from perfgate.instrument import Bench, Calibration, Findings
+from perfgate.settings import GateSettings
+from perfgate.sim.compare import compare_sim
+from perfgate.sim.phase import SimMeasured, run_sim_phase
+
+#: One line for the report: what the simulator cannot see.
+SIM_BLIND = (
+    "the sim instrument counts one thread's instructions and simulated cache misses: it "
+    "cannot see threads, memory bandwidth, NUMA placement or clock frequency, which only the "
+    "wall clock measures, and leaves it a change of misses alone (the same instructions): "
+    "such misses follow where the data lie"
+)
+
+
+class Simulator:
+    """The sim instrument."""
+
+    name = "sim"
+    needs_machine_alone = False
+    blind_spot = SIM_BLIND
+
+    def selected(self, settings: GateSettings) -> bool:
+        """On where valgrind is installed and the selection holds sim cases."""
+        return bool(settings.sim_bench)
+
+    def measure(self, bench: Bench) -> SimMeasured:
+        """The three counts of the sim family (see `perfgate.sim.phase`)."""
+        s = bench.settings
+        checks = bench.calibration.checks
+        return run_sim_phase(s, s.sim_bench, bench.log, bench.seams.sim_runner, checks)
+
+    def compare(
+        self, measured: SimMeasured, config: GateConfig, calibration: Calibration
+    ) -> Findings:
+        """One count a side, refused where the base's counts disagree."""
+        m = measured
+        rows = compare_sim(m.base, m.head, m.base_again, config, calibration.checks)
+        environments = {side: frozenset(names) for side, names in m.environments.items()}
+        return Findings(rows, environments=environments)

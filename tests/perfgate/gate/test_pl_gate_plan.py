@@ -1,0 +1,199 @@
+"""`perfgate gate --plan`: the planned rounds and minutes, measuring nothing."""
+
+from __future__ import annotations
+
+import json
+from math import nan
+from pathlib import Path
+
+import pytest
+from gate_fakes import make_repo
+from pg_results_factory import Bench, write_benchmarks_json, write_machine_json, write_result
+
+from perfgate import cli
+from perfgate.formats.benchmarks_json import case_names, read_benchmarks
+from perfgate.formats.timeline import RoundTime, Timeline, write_timeline
+from perfgate.gate import preview
+
+pytestmark = pytest.mark.subprocess
+
+HOT = Bench("hot_slice.H.time_x", ("n",), ((1, 2),))
+COMPILE = Bench("compile_time.C.track_s")
+CONFIG = """
+[tool.perfgate]
+min_samples = 6
+blocking = ['^hot_slice\\.']
+parity_command = ["{python}", "-c", "pass"]
+"""
+
+
+def _round(folder: Path, durations: dict[str, float], hot: tuple = ([1.0], [1.0])) -> None:
+    write_benchmarks_json(folder, [HOT, COMPILE])
+    write_machine_json(folder)
+    path = write_result(folder, "a" * 40, [HOT, COMPILE], {HOT.name: hot, COMPILE.name: [[1.0]]})
+    data = json.loads(path.read_text())
+    data["durations"] = durations
+    path.write_text(json.dumps(data))
+
+
+@pytest.fixture
+def discovered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """asv's discovery of the run's suites replaced: the cases of the benchmarks.json written
+    into the returned folder (by default HOT and COMPILE)."""
+    folder = tmp_path / "discovered"
+    write_benchmarks_json(folder, [HOT, COMPILE])
+    monkeypatch.setattr(
+        preview, "discover_cases", lambda *_args: case_names(read_benchmarks(folder))
+    )
+    return folder
+
+
+def _plan(repo: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> dict:
+    argv = ["gate", "--base", "HEAD", "--head", "HEAD", "--repo", str(repo), "--plan", *extra]
+    assert cli.main(argv) == 0
+    return json.loads(capsys.readouterr().out) if "--json" in extra else {}
+
+
+def test_plan_from_the_costs_of_the_last_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], discovered: Path
+) -> None:
+    """Stored asv durations give the costs; a tight budget names the short cases."""
+    repo = make_repo(tmp_path, CONFIG)
+    run = repo / ".perfgate" / "runs" / "20260101T000000000000Z-aaaaaaaa-aaaaaaaa"
+    for side in ("base", "head"):
+        _round(run / f"main-r000-{side}", {HOT.name: 4.0, COMPILE.name: 30.0})
+    roomy = _plan(repo, capsys, "--json", "--budget-minutes", "10")
+    assert roomy["basis"].startswith(f"costs measured by the run {run.name}")
+    cases = {c["case"]: (c["blocking"], c["cost_s"], c["rounds"]) for c in roomy["cases"]}
+    assert cases == {
+        "hot_slice.H.time_x(n=1)": (True, 4.0, 6),
+        "hot_slice.H.time_x(n=2)": (True, 4.0, 6),
+        "compile_time.C.track_s": (False, 60.0, 1),
+    }
+    assert roomy["expected_minutes"] == round((60 + 6 * 8) / 60, 2) and roomy["short"] == []
+    tight = _plan(repo, capsys, "--json", "--budget-minutes", "1")
+    assert tight["rounds"] == 1 and len(tight["short"]) == 2
+    _plan(repo, capsys, "--budget-minutes", "1")
+    text = capsys.readouterr().out
+    assert "short: 2 blocking case(s)" in text and "exit 3" in text
+    assert not list(run.parent.glob("2026*Z-*-*/exports"))  # nothing exported or measured
+
+
+def test_plan_without_an_earlier_run_uses_documented_defaults(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], discovered: Path
+) -> None:
+    """No run yet: the discovered cases, costs from the defaults per family."""
+    repo = make_repo(tmp_path, CONFIG)
+    doc = _plan(repo, capsys, "--json")
+    assert doc["basis"].startswith("documented defaults per family")
+    assert {c["cost_s"] for c in doc["cases"]} == {2.5, 40.0}
+
+
+def test_plan_lists_the_cases_this_run_would_measure_not_the_last_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], discovered: Path
+) -> None:
+    """The last run measured another grid (n=1, 2 and a compile case); this run's suites
+    (as discovered under its grid) hold n=1, 2, 3: n=3 is costed by its family's default and
+    the compile case, not in this run, is not planned."""
+    repo = make_repo(tmp_path, CONFIG)
+    run = repo / ".perfgate" / "runs" / "20260101T000000000000Z-aaaaaaaa-aaaaaaaa"
+    for side in ("base", "head"):
+        _round(run / f"main-r000-{side}", {HOT.name: 4.0, COMPILE.name: 30.0})
+    write_benchmarks_json(discovered, [Bench("hot_slice.H.time_x", ("n",), ((1, 2, 3),))])
+    doc = _plan(repo, capsys, "--json")
+    cases = {c["case"]: c["cost_s"] for c in doc["cases"]}
+    assert cases == {
+        "hot_slice.H.time_x(n=1)": 4.0,
+        "hot_slice.H.time_x(n=2)": 4.0,
+        "hot_slice.H.time_x(n=3)": 2.5,
+    }
+    assert "defaults per family for 1 case(s) it lacks" in doc["basis"]
+
+
+def test_plan_whose_suites_cannot_be_discovered_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No asv project to discover the suites with: exit 3 naming what is missing."""
+    repo = make_repo(tmp_path, CONFIG)
+    (repo / "asv.conf.json").unlink(missing_ok=True)
+    argv = ["gate", "--base", "HEAD", "--head", "HEAD", "--repo", str(repo), "--plan"]
+    assert cli.main(argv) == 3
+    assert "asv.conf.json" in capsys.readouterr().err
+
+
+def test_plan_leaves_out_cases_the_suites_skipped_in_the_last_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], discovered: Path
+) -> None:
+    """n=2 was skipped (asv's NaN: e.g. the NumPy path at 2 threads) on both sides of the
+    last run's first round: it is not planned, and n=1 carries the benchmark's duration."""
+    repo = make_repo(tmp_path, CONFIG)
+    run = repo / ".perfgate" / "runs" / "20260101T000000000000Z-aaaaaaaa-aaaaaaaa"
+    for side in ("base", "head"):
+        _round(run / f"main-r000-{side}", {HOT.name: 4.0, COMPILE.name: 30.0}, ([1.0], [nan]))
+    doc = _plan(repo, capsys, "--json")
+    cases = {c["case"]: c["cost_s"] for c in doc["cases"]}
+    assert cases == {"hot_slice.H.time_x(n=1)": 8.0, "compile_time.C.track_s": 60.0}
+    assert "1 case(s) the suites skipped in that run left out" in doc["basis"]
+
+
+def test_plan_counts_set_up_parity_and_asv_overhead_from_the_last_timeline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], discovered: Path
+) -> None:
+    """The newest run's timeline adds its set-up, its parity (same command) and asv's
+    overhead per round to the cases' seconds."""
+    repo = make_repo(tmp_path, CONFIG)
+    run = repo / ".perfgate" / "runs" / "20260101T000000000000Z-aaaaaaaa-aaaaaaaa"
+    for side in ("base", "head"):
+        _round(run / f"main-r000-{side}", {HOT.name: 4.0, COMPILE.name: 30.0})
+    rounds = tuple(RoundTime("main", i, 80.0 if i == 0 else 20.0, 68.0 if i == 0 else 8.0, 2)
+                   for i in range(6))  # fmt: skip
+    write_timeline(run, Timeline("{python} -c pass", 90.0, 6.0, rounds))
+    doc = _plan(repo, capsys, "--json", "--budget-minutes", "10")
+    cases_s = 60 + 6 * 8
+    measure_s = cases_s + 12 + 5 * 12
+    assert doc["expected_minutes"] == round((6 + 90 + measure_s) / 60, 2)
+    assert "parity ({python} -c pass) as the earlier run's" in doc["basis"]
+    assert doc["expected_parts_minutes"]["setup"] == 0.1
+
+
+def test_plan_before_any_run_uses_the_costs_init_measured(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], discovered: Path
+) -> None:
+    """Issue 38: the first quick gate's plan said 10 s a case (family defaults) where init
+    had run the suite. The policy's [tool.perfgate.costs] costs the cases it names (a
+    benchmark's seconds shared between its cases, asv's overhead per round counted); the
+    others keep the defaults; the basis says so."""
+    costs = f"""
+[tool.perfgate.costs]
+machine = "box"
+asv_overhead_s = 3.0
+[tool.perfgate.costs.benchmarks]
+'{HOT.name}' = 1.0
+"""
+    repo = make_repo(tmp_path, CONFIG + costs)
+    doc = _plan(repo, capsys, "--json", "--budget-minutes", "10")
+    assert doc["basis"].startswith("costs perfgate init measured on box for 2 case(s)")
+    assert "documented defaults for 1 case(s)" in doc["basis"]
+    cases = {c["case"]: c["cost_s"] for c in doc["cases"]}
+    assert cases == {
+        "hot_slice.H.time_x(n=1)": 0.5,
+        "hot_slice.H.time_x(n=2)": 0.5,
+        "compile_time.C.track_s": 40.0,
+    }
+    # 6 rounds: the cases (40 once, 1.0 a round), asv's 3 s in every round
+    assert doc["expected_minutes"] == round((40 + 6 * 1.0 + 6 * 3.0) / 60, 2)
+
+
+def test_plan_of_a_policy_naming_the_sim_instrument_needs_no_valgrind_to_select(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], discovered: Path
+) -> None:
+    """``instruments = ["wall", "sim"]``: the wall clock's selection depends on the policy
+    alone; `--plan` used to resolve it as if valgrind were not installed and exit 3
+    ("instruments names sim, but valgrind is not installed") where it is (issue 37, 13)."""
+    repo = make_repo(tmp_path, CONFIG + 'instruments = ["wall", "sim"]\n')
+    doc = _plan(repo, capsys, "--json")
+    assert {c["case"] for c in doc["cases"]} == {
+        "hot_slice.H.time_x(n=1)",
+        "hot_slice.H.time_x(n=2)",
+        "compile_time.C.track_s",
+    }
