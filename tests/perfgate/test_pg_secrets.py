@@ -270,3 +270,13 @@ def test_encodings_of_other_text_are_left_alone() -> None:
     """Encoded text that is not a secret stays as it is."""
     text = "%70%78 &#112;&#120; p\\_x \\*p"
     assert redact_env(text, SHORT_URL) == text
+
+
+def test_a_secret_after_a_run_of_backslashes_is_still_redacted() -> None:
+    """Runs of backslashes are taken whole (linear time on text of many backslashes): a
+    secret right after a run, escaped or not, and a secret with a backslash of its own, are
+    still found; the run itself is left alone."""
+    env = {"GITHUB_TOKEN": TOKEN, "ODD_TOKEN": "]^-\\\\tok&en;#"}
+    assert redact_env("\\\\\\\\" + TOKEN, env) == "\\\\\\\\***"
+    assert redact_env("\\\\" * 50 + "x", env) == "\\\\" * 50 + "x"
+    assert redact_env("C:\\\\" + md_escape("]^-\\\\tok&en;#") + " end", env) == "C:*** end"

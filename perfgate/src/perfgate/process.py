@@ -81,11 +81,15 @@ class Job:
 def run_processes(jobs: Sequence[Job]) -> list[ProcessOutcome]:
     """Run ``jobs`` at the same time, each as `run_process` would, outcomes in order.
 
-    Containment is done once every job has exited (or timed out): a job's sweep kills every
-    child of this process it does not know, so sweeping one job while another still runs
-    would kill the other. Until the last job ends, a detached straggler of an early one may
-    still run; it is killed, and named, before this returns, as with `run_process`.
+    While they run, what any of them detaches is killed as soon as it is seen (one
+    `containment.EscapeWatch` knows every job). The final sweep is done once every job has
+    exited (or timed out): a job's sweep kills every child of this process it does not know,
+    so sweeping one job while another still runs would kill the other. Each straggler is
+    named in the outcome of the job whose marker it carries (else of the job whose sweep
+    found it; the first job for one killed while they ran).
     """
+    if not jobs:
+        return []
     redactors = [Redactor.from_env(job.env) for job in jobs]
     markers = [containment.new_marker() for _ in jobs]
     containment.enable_subreaper()

@@ -202,30 +202,48 @@ def _char_pattern(char: str) -> str:
     leading zeros, its ``&`` escaped again) or a named one; JSON's ``\\uXXXX``; ``+`` for a
     space; ``@`` with the word joiner the markdown report puts after it. ASCII punctuation
     (the character, or the ``% & # ;`` of an encoding) may come after backslashes: markdown
-    escapes (the report writes ``&#103;`` as ``&amp;\\#103;``), JSON's, once or again."""
+    escapes (the report writes ``&#103;`` as ``&amp;\\#103;``), JSON's, once or again.
+
+    A run of backslashes is taken whole (a possessive ``*+``, never given back), so text
+    of many backslashes costs linear time, not quadratic; a backslash of the secret itself
+    is a bounded run (`_BACKSLASHES`)."""
     code = ord(char)
-    numeric = f"#(?:0*{code}|[xX]0*{_hex(code, 1)})"
+    numeric = f"#(?:0*+{code}|[xX]0*+{_hex(code, 1)})"
     named = f"|{_ENTITY_NAMES[char]}" if char in _ENTITY_NAMES else ""
     encoded = [
         "".join(f"%(?:25)*{_hex(b, 2)}" for b in char.encode()),
-        rf"&(?:amp;)*\\*(?:{numeric}{named})\\*;",
+        rf"&(?:amp;)*\\*+(?:{numeric}{named})\\*+;",
     ]
-    if code < 0x10000:
-        encoded.append(r"\\u" + _hex(code, 4))
     if char == " ":
         encoded.append(r"\+")
+    json_escape = [r"\\++u" + _hex(code, 4)] if code < 0x10000 else []
+    escaped = rf"\\*+(?:{'|'.join(encoded)})"
     literal = re.escape(char) + ("\u2060?" if char == "@" else "")
-    if char in string.punctuation:
-        return rf"\\*(?:{literal}|{'|'.join(encoded)})"
-    return rf"(?:{literal}|\\*(?:{'|'.join(encoded)}))"
+    if char == "\\":
+        first = _BACKSLASHES
+    elif char in string.punctuation:
+        first, escaped = rf"\\*+{literal}", escaped
+    else:
+        first = literal
+    return "(?:" + "|".join([first, escaped, *json_escape]) + ")"
 
+
+#: A backslash of a secret as text shows it: itself, escaped once or again (markdown, JSON);
+#: a bounded run, so that a secret's two backslashes in a row each find theirs.
+_BACKSLASHES = r"\\{1,8}"
+
+#: Where a match may start: not inside a run of backslashes (at its first one, or at any
+#: other character). A match takes a run whole, so trying it again from each backslash of
+#: a long run would cost quadratic time.
+_RUN_START = r"(?:(?!\\)|(?<!\\))"
 
 #: What may break a secret between two of its characters and still show it: white space
 #: (a newline inside a parameter, which the report shows as a space), its backslash escapes
-#: (JSON's ``\\n``), %-encoding, character references and ``<br>``.
+#: (JSON's ``\\n``), %-encoding, character references and ``<br>``; at most 32 of them in a
+#: row (an indented continuation line), so that a long run of them costs little.
 _GAP = (
-    r"(?:\s|\\+[nrt]|%(?:25)*(?:0[9aAdD]|20)"
-    r"|&(?:amp;)*#(?:0*(?:9|10|13|32)|[xX]0*(?:[9aAdD]|20));|<br\s*/?>)*"
+    r"(?:\s|\\++[nrt]|%(?:25)*+(?:0[9aAdD]|20)"
+    r"|&(?:amp;)*+#(?:0*+(?:9|10|13|32)|[xX]0*+(?:[9aAdD]|20));|<br\s*+/?>){0,32}"
 )
 
 
@@ -273,7 +291,7 @@ class SecretForms:
         starts = {secret[0], "%", "&", "\\", "+", *(f[0] for f in exact)}
         starts |= {f[0] for f in base64_forms(secret)}
         first = "".join(sorted(re.escape(c) for c in starts))
-        return cls(re.compile(f"(?=[{first}])(?P<lead>)(?:{chars})"), tuple(exact))
+        return cls(re.compile(f"{_RUN_START}(?=[{first}])(?P<lead>)(?:{chars})"), tuple(exact))
 
     @classmethod
     def credential(cls, secret: str) -> SecretForms:
@@ -281,7 +299,8 @@ class SecretForms:
         (in any form), and a password (no ``:`` of its own) after a ``:``. Its ``:`` stays."""
         lead = "" if ":" in secret else _char_pattern(":")
         at = _char_pattern("@")
-        return cls(re.compile(f"(?P<lead>{lead})(?:{_spelled(secret)})(?={_GAP}{at})"), ())
+        pattern = f"{_RUN_START}(?P<lead>{lead})(?:{_spelled(secret)})(?={_GAP}{at})"
+        return cls(re.compile(pattern), ())
 
     def redact(self, text: str) -> str:
         """``text`` with every form of the secret replaced by `REDACTED`."""

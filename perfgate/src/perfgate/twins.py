@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from perfgate import agreement
 from perfgate.config import GateConfig
 from perfgate.model import CaseComparison, CaseKey
 from perfgate.verdict import CaseVerdict
@@ -46,6 +47,8 @@ class SideBySide:
         slower = [r.instrument for r in rows if r.verdict is CaseVerdict.REGRESSED]
         if slower:
             return " and ".join(slower)
+        if agreement.disagree(self.wall, self.sim):
+            return "neither: the instruments disagree (undecided)"
         if self.sim is None or self.wall is None:
             return rows[0].instrument if rows else ""
         if self.wall.verdict in (CaseVerdict.UNCHANGED, CaseVerdict.IMPROVED):

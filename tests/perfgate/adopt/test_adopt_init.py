@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from adopt_project import fake_finder, make_project
+from adopt_project import fake_finder, git, make_project
 
 from perfgate import cli
 from perfgate.adopt import init as init_module
@@ -89,5 +89,22 @@ def test_init_discovers_with_real_asv(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.setenv("HOME", str(tmp_path / "home"))  # private ~/.asv-machine.json
     (tmp_path / "home").mkdir()
     repo = make_project(tmp_path)
+    result = init(InitOptions(repo=repo, workflows=False))
+    assert [(f.name, f.count) for f in result.proposal.families] == [("bench_core", 1)]
+
+
+def test_init_exports_a_committed_link_out_of_the_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A committed ``LICENSE-LINK`` to an absolute path outside the repository: init used to
+    die with tarfile's AbsoluteLinkError exporting HEAD for asv's discovery (issue 37, 8)."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # private ~/.asv-machine.json
+    (tmp_path / "home").mkdir()
+    repo = make_project(tmp_path)
+    outside = tmp_path / "system-licence.txt"
+    outside.write_text("licence\n")
+    (repo / "LICENSE-LINK").symlink_to(outside)
+    git(repo, "add", "LICENSE-LINK")
+    git(repo, "commit", "-qm", "link")
     result = init(InitOptions(repo=repo, workflows=False))
     assert [(f.name, f.count) for f in result.proposal.families] == [("bench_core", 1)]

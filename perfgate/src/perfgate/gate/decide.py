@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from perfgate import agreement
 from perfgate.config import GateConfig
 from perfgate.model import (
     ASV_ENVIRONMENT,
@@ -26,6 +27,7 @@ from perfgate.model import (
     RunCause,
     VariantComparison,
 )
+from perfgate.twins import side_by_side
 from perfgate.verdict import CaseVerdict, GateVerdict
 
 _SEVERITY = tuple(GateVerdict)  # ordered by exit code, which is also severity
@@ -202,6 +204,8 @@ def decide(
             )
             if finding:
                 case_findings.append(finding)
+    # instruments that disagree leave a case undecided (`agreement`): fail closed
+    case_findings += agreement.findings((b.wall, b.sim) for b in side_by_side(rows, config))
     cause = None
     if not any(r.blocking and r.verdict in _COMPARED for r in rows) and not _only_broken(rows):
         cause = _failing_at_head(rows, config)

@@ -45,7 +45,7 @@ class Glance:
     changes: tuple[Change, ...]
     #: the sim instrument's compared cases: what each would have caught
     counted: tuple[float, ...] = ()
-    #: wall-clock cases whose single-thread work a sim case compared (never blind spots)
+    #: wall-clock cases seen by the wall clock whose work a sim case also compared
     covered: int = 0
     #: sim cases decided on instructions (their simulated misses follow the memory layout)
     by_instructions: int = 0
@@ -114,7 +114,7 @@ def glance(
         seen=tuple(v.detectable for v in timed if not v.blind and v.detectable is not None),
         changes=tuple(_changes(rows, variants)),
         counted=tuple(d for d in counted if d is not None),
-        covered=sum(1 for v in timed if v.covered_by is not None),
+        covered=sum(1 for v in timed if v.covered_by is not None and not v.blind),
         by_instructions=sum(1 for v in seen if v.row.figure == "instructions"),
     )
 

@@ -3,8 +3,11 @@ have called stable, against the case's target (its threshold plus ``detect_margi
 
 A blocking case whose detectable slowdown exceeds its target is a *blind spot*: the report
 lists it first, so a PASS never hides it, and the sampling stage gives it extra rounds while
-the budget lasts. A wall-clock case whose single-thread work the sim instrument compared is
-not blind (`perfgate.gate.coverage`); the report says what saw it.
+the budget lasts. A wall-clock case is judged by the wall clock's own data: one whose
+single-thread work the sim instrument also compared (`perfgate.twins.coverage`)
+is still a blind spot when the wall clock was blind (code can tell it is being counted and
+run other code there: `perfgate.agreement`); the report says what else
+counted it, unless the two instruments disagree.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from perfgate import agreement
 from perfgate.config import GateConfig
 from perfgate.model import CaseComparison
 from perfgate.twins import coverage, covering
@@ -44,15 +48,11 @@ def detect_target(row: CaseComparison, config: GateConfig) -> float:
 def blind_spots(rows: Sequence[CaseComparison], config: GateConfig) -> list[CaseComparison]:
     """Blocking rows, compared and not found slower, whose detectable slowdown is unknown
     (too few rounds for a CI) or above their target. Failed, new and removed rows are
-    decided by their own findings. A wall-clock case whose single-thread work the sim
-    instrument compared (`coverage`) is not blind: a slowdown of it shows there,
-    to within the sim threshold."""
-    covered = coverage(rows, config)
+    decided by their own findings. The sim instrument's count of a wall case's work does not
+    make it seen (see the module)."""
     out = []
     for row in rows:
         if not row.blocking or row.verdict not in _UNSEEN:
-            continue
-        if covering(row, covered, config) is not None:
             continue
         seen = detectable_slowdown(row)
         if seen is None or seen > detect_target(row, config) + 1e-12:
@@ -89,10 +89,10 @@ class Visibility:
 
     @property
     def seen(self) -> str:
-        """The report's answer: a blind spot, seen, or seen by the simulator only (the wall
-        clock's data was too wide, but the sim instrument compared this case's work)."""
+        """The report's answer: a blind spot (whatever else counted it), seen, or seen by
+        the simulator only (a row that is no blind spot: regressed or failed, say)."""
         if self.blind:
-            return "blind spot"
+            return "blind spot" + (" (also counted by the simulator)" if self.covered_by else "")
         wall_saw = self.detectable is not None and self.detectable <= self.target + 1e-12
         if self.covered_by is not None and not wall_saw:
             return "by the simulator (single-thread work)"
@@ -120,8 +120,14 @@ def visibility(rows: Sequence[CaseComparison], config: GateConfig) -> list[Visib
             detectable_slowdown(r),
             detect_target(r, config),
             id(r) in blind,
-            covering(r, covered, config),
+            _agreeing(r, covering(r, covered, config)),
         )
         for r in rows
         if r.blocking
     ]
+
+
+def _agreeing(row: CaseComparison, sim: CaseComparison | None) -> CaseComparison | None:
+    """``sim``, the sim row that counted wall ``row``'s work, unless the two disagree
+    (`agreement.disagree`): then no instrument saw the case."""
+    return None if agreement.disagree(row, sim) else sim
