@@ -70,3 +70,45 @@ def test_run_folders_are_read_and_redacted(tmp_path: Path) -> None:
     assert [f.name for f in folders] == ["main-r001-base", "main-r001-head"]
     texts = asv_output.read_failure_texts([*folders, tmp_path / "empty"], Redactor.of([secret]))
     assert texts == {"bench.time_x": "KeyError: '***'"}
+
+
+#: asv cuts a long benchmark name from the left to fit its column ("..." first), sometimes
+#: at a dot (asv 0.6.6 on a 80-column terminal; names from the rich project's suite).
+TRUNCATED = (
+    "[ 25.00%] ··· ...ColorSuiteCached.time_downgrade_to_eight_bit           failed\n"
+    "[ 25.00%] ···· Traceback (most recent call last):\n"
+    '                 File "/x/benchmarks.py", line 197, in time_downgrade_to_eight_bit\n'
+    "                   raise ValueError('x and y coordinate lengths do not match')\n"
+    "               ValueError: x and y coordinate lengths do not match\n"
+    "[ 50.00%] ··· ....ColorSuiteCached.time_downgrade_to_standard           failed\n"
+    "[ 50.00%] ···· asv: benchmark timed out (timeout 60.0s)\n"
+    "[ 75.00%] ··· benchmarks.ColorSuite.time_downgrade_to_windows           461±50ns\n"
+)
+NAMES = (
+    "benchmarks.ColorSuiteCached.time_downgrade_to_eight_bit",
+    "benchmarks.ColorSuiteCached.time_downgrade_to_standard",
+    "benchmarks.ColorSuite.time_downgrade_to_windows",
+)
+
+
+def test_a_name_asv_cut_short_is_resolved_to_the_one_benchmark_it_ends() -> None:
+    """A broken benchmark whose name asv printed cut short ("...tail") still gets its
+    error: the one benchmark of ``names`` that ends with the tail (it got none, and init's
+    progress skipped it)."""
+    texts = asv_output.failure_texts(TRUNCATED, NAMES)
+    assert texts == {
+        NAMES[0]: (
+            "ValueError: x and y coordinate lengths do not match "
+            "(benchmarks.py, line 197, in time_downgrade_to_eight_bit)"
+        ),
+        NAMES[1]: "benchmark timed out (timeout 60.0s)",
+    }
+
+
+def test_a_cut_name_that_fits_more_than_one_benchmark_gets_no_text() -> None:
+    """Two benchmarks end with the tail asv printed: the text is left out rather than
+    put on a benchmark it may not belong to."""
+    other = "other_benchmarks.ColorSuiteCached.time_downgrade_to_eight_bit"
+    texts = asv_output.failure_texts(TRUNCATED, (*NAMES, other))
+    assert NAMES[0] not in texts and other not in texts
+    assert asv_output.failure_texts(TRUNCATED) == {}  # no names: nothing to resolve against

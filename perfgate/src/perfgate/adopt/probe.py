@@ -63,7 +63,7 @@ def _stderr(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-_DONE = re.compile(r"^\[\s*\d+(?:\.\d+)?%\] ··· ([A-Za-z_]\w*(?:\.\w+)+)\s+(\S.*)$", re.M)
+_DONE = re.compile(rf"^\[\s*\d+(?:\.\d+)?%\] ··· ({asv_output.NAME})\s+(\S.*)$", re.M)
 
 
 class _Progress:
@@ -119,7 +119,7 @@ def _run(s: GateSettings, total: int, log: Log) -> Probe:
     if outcome.timed_out:
         raise side_run.GateError(f"asv timed out after {inv.timeout_s:.0f}s running the suite")
     ran = side_run.read_side(folder, s.machine, inv.sha, outcome)
-    texts = asv_output.failure_texts(whole)
+    texts = asv_output.failure_texts(whole, {k.benchmark for k in ran.samples})
     return summarize(ran, texts, wall, s.machine, inv.sha)
 
 

@@ -30,7 +30,12 @@ OUTPUT_FILE = "asv-output.txt"
 MAX_TEXT = 300
 
 _PREFIX = re.compile(r"^\[\s*\d+(?:\.\d+)?%\] (·+) ?")
-_HEADER = re.compile(r"^\[\s*\d+(?:\.\d+)?%\] ··· ([A-Za-z_]\w*(?:\.\w+)+)\s+(\S.*)$")
+#: A benchmark's name as asv prints it: whole, or cut from the left to fit its column
+#: ("..." then the name's tail, e.g. ``...ColorSuiteCached.time_downgrade_to_eight_bit``).
+NAME = r"(?:\.\.\.\S+|[A-Za-z_]\w*(?:\.\w+)+)"
+_HEADER = re.compile(rf"^\[\s*\d+(?:\.\d+)?%\] ··· ({NAME})\s+(\S.*)$")
+#: How asv marks a name it cut short.
+CUT = "..."
 _FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+), in (\S+)')
 _ASV_NOTE = re.compile(r"^\s*asv: benchmark (failed|timed out)(.*)$")
 
@@ -92,28 +97,45 @@ def _text(lines: list[str]) -> str | None:
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
 
 
-def failure_texts(output: str) -> dict[str, str]:
+def full_name(shown: str, names: Iterable[str]) -> str | None:
+    """The benchmark asv printed as ``shown``: itself when whole; when asv cut it short
+    ("...tail"), the one of ``names`` that ends with the tail, else None (an error text put
+    on a benchmark it may not belong to is worse than none)."""
+    if not shown.startswith(CUT):
+        return shown
+    hits = [n for n in names if n.endswith(shown[len(CUT) :])]
+    return hits[0] if len(hits) == 1 else None
+
+
+def failure_texts(output: str, names: Iterable[str] = ()) -> dict[str, str]:
     """Benchmark name -> a one-line account of why it failed, for every benchmark that
-    ``output`` (one ``asv run --show-stderr``) shows failing."""
-    out = {}
-    for name, lines in _blocks(output).items():
+    ``output`` (one ``asv run --show-stderr``) shows failing; a name asv cut short is
+    resolved against ``names`` (the run's benchmarks, `full_name`)."""
+    known = tuple(names)
+    out: dict[str, str] = {}
+    for shown, lines in _blocks(output).items():
         text = _text(lines)
-        if text is not None:
-            out[name] = text
+        name = full_name(shown, known) if text is not None else None
+        if text is not None and name is not None:
+            out.setdefault(name, text)
     return out
 
 
-def read_failure_texts(folders: Iterable[Path], redactor: Redactor) -> dict[str, str]:
+def read_failure_texts(
+    folders: Iterable[Path], redactor: Redactor, names: Iterable[str] = ()
+) -> dict[str, str]:
     """The failure texts of the asv runs saved in ``folders`` (each may hold an
     `OUTPUT_FILE`; missing or unreadable ones are skipped: the text is a courtesy, the
-    verdict does not depend on it), redacted; the first folder that names a benchmark wins."""
+    verdict does not depend on it), redacted; the first folder that names a benchmark wins;
+    ``names``: the run's benchmarks, for the names asv cut short."""
+    known = tuple(names)
     found: dict[str, str] = {}
     for folder in folders:
         try:
             output = (folder / OUTPUT_FILE).read_text(errors="replace")
         except OSError:
             continue
-        for name, text in failure_texts(output).items():
+        for name, text in failure_texts(output, known).items():
             found.setdefault(name, redactor.text(text))
     return found
 

@@ -26,5 +26,6 @@ def explain_failures(analysis: Analysis, run_dirs: Iterable[Path]) -> Analysis:
     if not any(r.failed_side for r in analysis.rows):
         return analysis
     folders = [f for d in run_dirs for f in asv_output.run_folders(d)]
-    texts = asv_output.read_failure_texts(folders, Redactor.from_env(os.environ))
+    names = {r.key.benchmark for r in analysis.rows}
+    texts = asv_output.read_failure_texts(folders, Redactor.from_env(os.environ), names)
     return replace(analysis, rows=with_failure_texts(analysis.rows, texts))
