@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.cache/numba
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help venv valgrind test-all lint format type test test-fast test-slow bench bench-collector gate dashboard asv-smoke history-smoke clean
+.PHONY: help venv valgrind test-all lint format type test test-fast test-slow bench bench-collector gate dashboard asv-smoke history-smoke test-asv-range clean
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -95,6 +95,14 @@ dashboard: $(STAMP)  ## static asv dashboard in .asv/html: what this checkout me
 	@echo "dashboard: .asv/html (serve: $(PY) -m http.server -d .asv/html)"
 
 ASV_BENCH ?= .
+# The tests that run asv itself, for the asv-range CI job (the lowest and the highest asv
+# perfgate allows): run in whatever .venv holds them, no `make venv` first.
+ASV_RANGE_TESTS = tests/perfgate/asv/test_pg_asv_runner.py tests/perfgate/formats/test_fmt_asv066_fixture.py \
+	tests/perfgate/formats/test_fmt_asv_output.py tests/perfgate/asv/test_pl_side_run.py \
+	tests/perfgate/adopt/test_adopt_probe.py tests/perfgate/gate/test_pl_gate_asv_e2e.py
+test-asv-range:  ## the tests that run asv (CI runs them under asv 0.6.1 and 0.6.6)
+	$(VENV)/bin/python -m pytest -q -n 0 -p no:cacheprovider $(ASV_RANGE_TESTS)
+
 # the sim suite counts only its N=2048 cases here (PERFGATE_BENCH: the harness's selection)
 asv-smoke: $(STAMP) valgrind  ## asv check + one quick pass of every suite in this venv (missing features skip)
 	$(VENV)/bin/asv check --python=same

@@ -1,7 +1,7 @@
 """Gate reports as a quick gate writes them (fixed numbers, no randomness): a PASS with blind
-spots, a REGRESSION and a PARITY failure, and with the sim instrument beside the wall clock a
-PASS and a regression only the simulator saw, for the golden files and the screenshot tests
-of the report's first screen."""
+spots, a REGRESSION, a PARITY failure and a benchmark broken on both sides, and with the sim
+instrument beside the wall clock a PASS and a regression only the simulator saw, for the
+golden files and the screenshot tests of the report's first screen."""
 
 from __future__ import annotations
 
@@ -123,10 +123,31 @@ def parity_failure() -> Report:
     )
 
 
+#: asv's account of the broken case (`perfgate.formats.asv_output.failure_texts`).
+BROKEN_ERROR = (
+    "ValueError: x and y coordinate lengths do not match (bench_grid.py, line 41, in time_grid)"
+)
+
+
+def broken_on_both() -> Report:
+    """An A/A run whose one benchmark fails at base and head with a bug of its own (issue
+    38): named as broken on both sides with asv's error, exit 3 by the default policy; and
+    a case whose wide CI reaches below the threshold band, labelled undecided."""
+    broken = CaseComparison(
+        CaseKey("bench_grid.Grid.time_grid", (("n", "64"),)), CaseVerdict.BROKEN, 0.05, True,
+        failed_side="both", reason=Reason.BROKEN_ON_BOTH,
+        note=f"{Reason.BROKEN_ON_BOTH.value}: {BROKEN_ERROR}",
+    )  # fmt: skip
+    # issue 38's pair: not slower, but whether it got faster is undecided (not "= same")
+    wide = row(key("g1_walk", "numpy", n=512), 0.619, (0.582, 0.970))
+    return _report([*_rows(slow=1.0), wide, broken])
+
+
 REPORTS = {
     "pass_blind": pass_with_blind_spots,
     "regression": regression,
     "parity_failure": parity_failure,
+    "broken": broken_on_both,
 }
 
 

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from perfgate import config_values as checked
+from perfgate.config_costs import MeasuredCosts, parse_costs
 from perfgate.config_tables import (
     BaselinePair,
     ScalingConfig,
@@ -51,6 +52,10 @@ __all__ = ["BaselinePair", "GateConfig", "ScalingConfig", "SimConfig", "Threshol
 INCONCLUSIVE_POLICIES = ("error", "block")
 INSTRUMENTS = ("wall", "sim")
 STRADDLE_POLICIES = ("report", "error", "block")
+#: What a benchmark that fails at base and at head does (`CaseVerdict.BROKEN`): "error",
+#: the gate cannot judge it (exit 3, the default: fail closed, and not the pull request's
+#: fault); "block", it blocks like a failure at head (exit 1). Never a pass of the case.
+BROKEN_POLICIES = ("error", "block")
 VARIANT_ABSOLUTE_POLICIES = ("report", "block")
 #: How each side's code gets onto the benchmarks' path: "none", its export as it is (pure
 #: Python); "pip", built and installed into a folder of its own (compiled extensions).
@@ -71,6 +76,7 @@ class GateConfig:
     higher_is_better: tuple[str, ...] = ()
     failed_blocks: bool = True
     inconclusive: str = "error"
+    broken: str = "error"
     baselines: tuple[BaselinePair, ...] = ()
     scaling: ScalingConfig | None = None
     compile_time: str = "compile"
@@ -103,6 +109,9 @@ class GateConfig:
     #: Default ``--budget-minutes`` of the full gate (None: the built-in default).
     budget_minutes: float | None = None
     quick_budget_minutes: float = 3.0
+    #: What one round of each benchmark cost when ``perfgate init`` ran the suite once
+    #: (``[tool.perfgate.costs]``): the first plan's estimate, before any gate ran here.
+    costs: MeasuredCosts | None = None
     fingerprint_ignore: tuple[str, ...] = ()
     pin_threads: int | None = None
     resamples: int = 2000
@@ -181,6 +190,7 @@ _TOP_KEYS = {
     "higher_is_better",
     "failed_blocks",
     "inconclusive",
+    "broken",
     "baseline",
     "scaling",
     "compile_time",
@@ -200,6 +210,7 @@ _TOP_KEYS = {
     "detect_margin",
     "budget_minutes",
     "quick_budget_minutes",
+    "costs",
     "fingerprint_ignore",
     "pin_threads",
     "resamples",
@@ -288,6 +299,9 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
             "tool.perfgate.failed_blocks", data.get("failed_blocks", True), bool
         ),
         inconclusive=inconclusive,
+        broken=checked.choice(
+            "tool.perfgate.broken", data.get("broken", "error"), BROKEN_POLICIES
+        ),
         baselines=parse_pairs(data.get("baseline", [])),
         scaling=parse_scaling(data["scaling"]) if "scaling" in data else None,
         compile_time=checked.regex(
@@ -323,6 +337,7 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
         quick_budget_minutes=_minutes(
             "tool.perfgate.quick_budget_minutes", data.get("quick_budget_minutes", 3.0)
         ),
+        costs=parse_costs(data["costs"]) if "costs" in data else None,
         fingerprint_ignore=checked.str_list(
             "tool.perfgate.fingerprint_ignore", data.get("fingerprint_ignore", [])
         ),

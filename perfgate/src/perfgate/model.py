@@ -136,6 +136,7 @@ class Reason(Enum):
     NO_BASE = "no result on the base side"
     NO_HEAD = "no result on the head side"
     FAILED = "failed or timed out on {side}"
+    BROKEN_ON_BOTH = "failed or timed out at base and at head: broken before this change"
     INVALID_SAMPLES = "non-finite or non-positive samples on {side}"
     VERSION_DIFFERS = "benchmark version differs between sides (not comparable)"
     TOO_FEW_SAMPLES = "too few samples (base {n_base}, head {n_head}; need {need})"
@@ -333,15 +334,23 @@ class EnvironmentCheck:
         return tuple(f"{k} (base {self.base.get(k)!r}, head {self.head.get(k)!r})" for k in wanted)
 
 
+#: What a report calls the finding of a benchmark broken on both sides, whatever exit code
+#: the policy gives it: never "REGRESSION" (the pull request did not break it).
+BROKEN_LABEL = "BROKEN ON BOTH SIDES"
+
+
 @dataclass(frozen=True)
 class Finding:
     """One reason behind a gate decision: the verdict it asks for and what it says."""
 
     verdict: GateVerdict
     text: str
+    #: what the report line calls it (""; the verdict's name): a benchmark broken on both
+    #: sides is named as such whichever exit code the policy gives it
+    label: str = ""
 
     def __str__(self) -> str:
-        return f"{self.verdict.name}: {self.text}"
+        return f"{self.label or self.verdict.name}: {self.text}"
 
 
 class RunCause(Enum):
@@ -350,6 +359,9 @@ class RunCause(Enum):
 
     EVERY_CASE_FAILS_AT_HEAD = "every benchmark fails at head"
     EVERY_BLOCKING_CASE_FAILS = "every blocking benchmark fails at head"
+    #: the verdict comes from benchmarks that fail at the base as well as at head: broken
+    #: before this change, not a regression of it (`GateConfig.broken` says what it does)
+    BROKEN_ON_BOTH = "a benchmark fails at base and at head"
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ class CaseVerdict(Enum):
     NEW = "new"  # only at head
     REMOVED = "removed"  # only at base
     FAILED = "failed"  # failed or timed out on a side
+    BROKEN = "broken"  # head vs base: failed or timed out on both sides (not a regression)
     INVALID = "invalid"  # non-finite or non-positive samples
 
     @property
@@ -37,6 +38,7 @@ _SYMBOLS = {
     CaseVerdict.NEW: "+ new",
     CaseVerdict.REMOVED: "- removed",
     CaseVerdict.FAILED: "! failed",
+    CaseVerdict.BROKEN: "⊘ broken on both",
     CaseVerdict.INVALID: "✗ invalid",
 }
 

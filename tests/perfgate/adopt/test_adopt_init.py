@@ -23,6 +23,7 @@ def test_init_writes_the_policy_and_the_workflows(tmp_path: Path) -> None:
     result = init(InitOptions(repo=repo), fake_finder)
     assert [str(p) for p in result.written] == [
         "pyproject.toml",
+        ".gitignore",  # /.perfgate/ (issue 38)
         ".github/workflows/perfgate.yml",
         ".github/workflows/perfgate-fork.yml",
     ]
@@ -33,6 +34,8 @@ def test_init_writes_the_policy_and_the_workflows(tmp_path: Path) -> None:
     assert config.parity_command == ("{python}", "-m", "pytest", "-x", "-q")
     assert config.instruments == ("wall",)  # no sim family: the wall clock alone
     assert "name = 'p'" in (repo / "pyproject.toml").read_text()
+    # make_project's tests/test_pkg.py names no benchmarked module: the full suite
+    assert config.quick_parity_command is None
 
 
 def test_without_pyproject_the_policy_goes_to_perfgate_toml(tmp_path: Path) -> None:
@@ -48,18 +51,18 @@ def test_a_second_init_is_refused_and_force_prints_the_diff(
 ) -> None:
     repo = make_project(tmp_path)
     monkeypatch.setattr(init_module, "asv_discover_suite", fake_finder)
-    assert cli.main(["init", "--repo", str(repo)]) == 0
+    assert cli.main(["init", "--repo", str(repo), "--no-measure"]) == 0
     workflow = repo / ".github" / "workflows" / "perfgate.yml"
     workflow.write_text(workflow.read_text() + "# edited by hand\n")
     before = (repo / "pyproject.toml").read_text()
     capsys.readouterr()
-    assert cli.main(["init", "--repo", str(repo)]) == 3
+    assert cli.main(["init", "--repo", str(repo), "--no-measure"]) == 3
     err = capsys.readouterr().err
     assert "refusing to overwrite pyproject.toml, .github/workflows/perfgate.yml" in err
     assert ".github/workflows/perfgate-fork.yml" in err
     assert (repo / "pyproject.toml").read_text() == before  # nothing written
     assert workflow.read_text().endswith("# edited by hand\n")
-    assert cli.main(["init", "--repo", str(repo), "--force"]) == 0
+    assert cli.main(["init", "--repo", str(repo), "--no-measure", "--force"]) == 0
     out = capsys.readouterr().out
     assert "-# edited by hand" in out and "wrote .github/workflows/perfgate.yml" in out
     assert (repo / "pyproject.toml").read_text() == before  # same proposal, same text

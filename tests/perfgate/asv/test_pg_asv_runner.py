@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
-from perfgate.asv.runner import AsvInvocation, asv_command, asv_environment
+import pytest
+
+from perfgate.asv.runner import AsvInvocation, asv_command, asv_environment, ensure_asv_machine
 
 
 def test_asv_command_and_env(tmp_path: Path) -> None:
@@ -46,3 +50,19 @@ def test_asv_command_appends_samples_when_asked(tmp_path: Path) -> None:
     """A further run of a stored commit adds its samples to that commit's result."""
     inv = AsvInvocation(tmp_path / "asv.conf.json", "b" * 40, tmp_path, "m1", append_samples=True)
     assert "--append-samples" in asv_command(inv)
+
+
+@pytest.mark.subprocess
+def test_a_machine_is_registered_outside_any_asv_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 38's first hour: `perfgate init` from a project whose asv.conf.json is in
+    benchmarks/ failed on a new host ("No `asv.conf` file found"): asv 0.6's `asv machine`
+    reads a configuration in its working folder, and it ran in the caller's."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.chdir(tmp_path)  # no asv.conf.json here
+    env = {**os.environ, "HOME": str(home)}
+    ensure_asv_machine("perfgate-test-box", env)
+    assert "perfgate-test-box" in json.loads((home / ".asv-machine.json").read_text())
+    assert not (tmp_path / "asv.conf.json").exists()

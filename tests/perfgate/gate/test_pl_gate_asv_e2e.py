@@ -107,6 +107,36 @@ def test_sharded_gate_with_real_asv(tiny_repo: Path, capsys: pytest.CaptureFixtu
     assert all(c["paired"] and c["n_head"] == 3 for c in verdict["cases"])
 
 
+BROKEN = """
+
+    def time_broken(self, n):
+        raise ValueError("x and y coordinate lengths do not match")
+"""
+
+
+def test_a_benchmark_broken_on_both_sides_is_named_with_its_error(
+    tiny_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 38: an A/A gate whose benchmark has a bug of its own exited 1, "REGRESSION: ...
+    failed or timed out on both", the error only in a run folder's asv-output.txt. Through
+    real asv it is BROKEN ON BOTH SIDES with asv's error, exit 3 (the default policy)."""
+    suite = tiny_repo / "benchmarks" / "bench_tiny.py"
+    suite.write_text(suite.read_text() + BROKEN)
+    git(tiny_repo, "commit", "-qam", "a broken benchmark")
+    out = tiny_repo / "out"
+    argv = ["gate", "--base", "HEAD", "--head", "HEAD", "--repo", str(tiny_repo)]
+    code = cli.main([*argv, "--report-dir", str(out), "--machine", "tinybox"])
+    printed = capsys.readouterr()
+    assert code == 3, printed.err[-3000:]
+    assert "perfgate BROKEN ON BOTH SIDES" in printed.out and "REGRESSION" not in printed.out
+    verdict = json.loads((out / "verdict.json").read_text())
+    broken = [c for c in verdict["cases"] if c["verdict"] == "broken"]
+    assert len(broken) == 2
+    error = "ValueError: x and y coordinate lengths do not match (bench_tiny.py, line "
+    assert all(error in c["note"] for c in broken)
+    assert any(r.startswith("BROKEN ON BOTH SIDES: head vs base") for r in verdict["reasons"])
+
+
 #: A benchmark that detaches a sleeper holding asv's pipes to its benchmark process
 #: (issue 37, 5: asv reads them to their end, so the gate waited as long as the sleeper).
 DETACHING = SUITE.replace(

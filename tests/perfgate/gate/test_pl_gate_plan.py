@@ -156,6 +156,34 @@ def test_plan_counts_set_up_parity_and_asv_overhead_from_the_last_timeline(
     assert doc["expected_parts_minutes"]["setup"] == 0.1
 
 
+def test_plan_before_any_run_uses_the_costs_init_measured(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], discovered: Path
+) -> None:
+    """Issue 38: the first quick gate's plan said 10 s a case (family defaults) where init
+    had run the suite. The policy's [tool.perfgate.costs] costs the cases it names (a
+    benchmark's seconds shared between its cases, asv's overhead per round counted); the
+    others keep the defaults; the basis says so."""
+    costs = f"""
+[tool.perfgate.costs]
+machine = "box"
+asv_overhead_s = 3.0
+[tool.perfgate.costs.benchmarks]
+'{HOT.name}' = 1.0
+"""
+    repo = make_repo(tmp_path, CONFIG + costs)
+    doc = _plan(repo, capsys, "--json", "--budget-minutes", "10")
+    assert doc["basis"].startswith("costs perfgate init measured on box for 2 case(s)")
+    assert "documented defaults for 1 case(s)" in doc["basis"]
+    cases = {c["case"]: c["cost_s"] for c in doc["cases"]}
+    assert cases == {
+        "hot_slice.H.time_x(n=1)": 0.5,
+        "hot_slice.H.time_x(n=2)": 0.5,
+        "compile_time.C.track_s": 40.0,
+    }
+    # 6 rounds: the cases (40 once, 1.0 a round), asv's 3 s in every round
+    assert doc["expected_minutes"] == round((40 + 6 * 1.0 + 6 * 3.0) / 60, 2)
+
+
 def test_plan_of_a_policy_naming_the_sim_instrument_needs_no_valgrind_to_select(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], discovered: Path
 ) -> None:

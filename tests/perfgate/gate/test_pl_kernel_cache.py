@@ -111,7 +111,9 @@ def test_both_sides_asv_run_with_the_runs_cache_folder(
     """Base and head rounds name the same folder; the pinning variables stay as planned."""
     invocations: list[asv_runner.AsvInvocation] = []
 
-    def fake_asv(inv: asv_runner.AsvInvocation, _env: Mapping[str, str]) -> ProcessOutcome:
+    def fake_asv(
+        inv: asv_runner.AsvInvocation, _env: Mapping[str, str], _watch: object = None
+    ) -> ProcessOutcome:
         invocations.append(inv)
         return ProcessOutcome(returncode=0, tail="", timed_out=True)
 

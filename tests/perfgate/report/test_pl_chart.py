@@ -66,7 +66,7 @@ def test_a_second_instrument_is_drawn_beside_the_wall_clock() -> None:
     assert [r.marker for r in chart.rows[:2]] == ["circle", "diamond"]
     assert chart.rows[1].ci is None
     lines = text_chart(data)
-    assert lines[2].rstrip().endswith("? inconclusive") and "[wall]" in lines[2]
+    assert lines[2].rstrip().endswith("? undecided") and "[wall]" in lines[2]
     assert "[sim]" in lines[3] and "x" in lines[3]
 
 

@@ -19,13 +19,18 @@ from typing import Any
 from perfgate import git
 from perfgate.adopt import doctor_project as project_checks
 from perfgate.adopt.doctor_github import RepositorySettings, github_checks
+from perfgate.adopt.doctor_run import run_checks
 from perfgate.adopt.doctor_runner import runner_checks
 from perfgate.adopt.init import asv_discover_suite
+from perfgate.adopt.probe import Prober, run_probe
 from perfgate.adopt.report_lines import Finding, note
 from perfgate.config import GateConfig
 from perfgate.errors import UserError
 
 GROUPS = ("project", "discovery", "runner", "github")
+#: Run the quick selection once (``perfgate doctor --run``): never a default group, it
+#: takes as long as a round of the quick gate.
+RUN = "run"
 
 
 @dataclass(frozen=True)
@@ -87,9 +92,10 @@ def doctor(
     options: DoctorOptions,
     finder: project_checks.SuiteFinder | None = None,
     settings: RepositorySettings | None = None,
+    prober: Prober = run_probe,
 ) -> list[Finding]:
     """Every finding of the chosen groups, in group order."""
-    unknown = set(options.groups) - set(GROUPS)
+    unknown = set(options.groups) - {*GROUPS, RUN}
     if unknown:
         raise UserError(f"unknown check group(s) {sorted(unknown)}; expected some of {GROUPS}")
     root = _root(options.repo)
@@ -101,4 +107,15 @@ def doctor(
         findings += runner_checks(config or GateConfig(), options.sys_root)
     if "github" in options.groups:
         findings += github_checks(root, options.env, settings)
+    if RUN in options.groups:
+        findings += _run(root, options, prober)
     return findings
+
+
+def _run(root: Path, options: DoctorOptions, prober: Prober) -> list[Finding]:
+    config, _asv, loaded = project_checks.load(root, options.asv_config)
+    if config is None:
+        return [f for f in loaded if f.level.value == "problem"] or [
+            note("--run skipped: the configuration must load first")
+        ]
+    return run_checks(root, config, prober)

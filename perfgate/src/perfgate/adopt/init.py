@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from perfgate import git
-from perfgate.adopt import init_values, survey
+from perfgate.adopt import init_values, measured, survey
 from perfgate.adopt.files import Planned, plan_file, plan_policy, write_planned
+from perfgate.adopt.gitignore import plan_gitignore
 from perfgate.adopt.policy import Proposal, render_policy
+from perfgate.adopt.probe import Prober
 from perfgate.adopt.workflows import WORKFLOW_FILES, WorkflowOptions, render
 from perfgate.config import GateConfig
 from perfgate.errors import UserError
@@ -141,6 +143,8 @@ def propose(root: Path, options: InitOptions, finder: SuiteFinder) -> Proposal:
 
 def _plans(root: Path, options: InitOptions, proposal: Proposal) -> list[Planned]:
     plans = [plan_policy(root, render_policy(proposal, True), render_policy(proposal, False))]
+    ignore = plan_gitignore(root)
+    plans += [ignore] if ignore is not None else []
     if options.workflows:
         pytest = tuple(proposal.parity.value[: len(survey.PYTEST)]) == survey.PYTEST
         extras = ("pytest",) if pytest else ()
@@ -150,11 +154,18 @@ def _plans(root: Path, options: InitOptions, proposal: Proposal) -> list[Planned
     return plans
 
 
-def init(options: InitOptions, finder: SuiteFinder | None = None) -> InitResult:
-    """Propose, then write everything or nothing (see `perfgate.adopt.files`)."""
+def init(
+    options: InitOptions, finder: SuiteFinder | None = None, prober: Prober | None = None
+) -> InitResult:
+    """Propose, then write everything or nothing (see `perfgate.adopt.files`). With
+    ``prober`` the suite is run once first, and the policy takes what that measured
+    (`perfgate.adopt.measured`)."""
     root = _root(options.repo)
     options = replace(options, asv_config=init_values.asv_config_inside(root, options.asv_config))
     proposal = propose(root, options, finder or asv_discover_suite)
+    proposal = measured.with_quick_parity(proposal, _tracked(root))
+    if prober is not None:
+        proposal = measured.measure(root, proposal, prober)
     plans = _plans(root, options, proposal)
     init_values.policy_loads(plans[0].path, plans[0].text)
     diffs = write_planned(root, plans, options.force)

@@ -12,7 +12,9 @@ from pathlib import Path
 import jinja2
 
 from perfgate import __version__
+from perfgate.adopt.quick import QuickChoice
 from perfgate.adopt.survey import Family, Guess
+from perfgate.config_costs import MeasuredCosts
 
 TEMPLATES = Path(__file__).parent / "templates" / "init"
 #: A table header of the gate's policy in pyproject.toml: [tool.perfgate], its sub-tables
@@ -36,6 +38,15 @@ class Proposal:
     thresholds_reason: str = ""
     #: ("wall",) when no benchmark is in the sim instrument's family; None: the default
     instruments: Guess = field(default_factory=lambda: Guess(None, "the default"))
+    #: the parity subset of --quick (value None: the full suite) and a commented example
+    #: in the project's layout
+    quick_parity: Guess = field(default_factory=lambda: Guess(None, ""))
+    quick_parity_example: str = '["{python}", "-m", "pytest", "-x", "-q", "tests/test_core.py"]'
+    #: what one run of the suite at HEAD measured (None: not run, ``perfgate init
+    #: --no-measure``): the quick selection and budget, the costs, the broken benchmarks
+    quick: QuickChoice | None = None
+    costs: MeasuredCosts | None = None
+    broken: tuple[tuple[str, str], ...] = ()
 
     @property
     def benchmark_count(self) -> int:

@@ -10,13 +10,14 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from perfgate.config import default_import_roots
 from perfgate.errors import RunnerError
-from perfgate.process import Job, ProcessOutcome, run_process, run_processes
+from perfgate.process import Job, ProcessOutcome, Watch, run_process, run_processes
 
 #: asv's forkserver imports the suite once per side and round and forks one process per
 #: benchmark (each still measured in a fresh process); "spawn" re-imports NumPy, Numba and
@@ -77,10 +78,15 @@ def asv_environment(inv: AsvInvocation, base: Mapping[str, str]) -> dict[str, st
     return env
 
 
-def run_asv(inv: AsvInvocation, base_env: Mapping[str, str]) -> ProcessOutcome:
-    """Run one asv invocation; its results land in the config's results directory."""
+def run_asv(
+    inv: AsvInvocation, base_env: Mapping[str, str], watch: Watch | None = None
+) -> ProcessOutcome:
+    """Run one asv invocation; its results land in the config's results directory.
+    ``watch`` gets asv's output as it comes (redacted), all of it, where the outcome keeps
+    only its tail."""
     cwd = inv.config.parent
-    return run_process(asv_command(inv), cwd, asv_environment(inv, base_env), inv.timeout_s)
+    env = asv_environment(inv, base_env)
+    return run_process(asv_command(inv), cwd, env, inv.timeout_s, watch)
 
 
 def run_asv_together(
@@ -123,6 +129,12 @@ def ensure_asv_machine(machine: str, base_env: Mapping[str, str]) -> None:
         except (OSError, json.JSONDecodeError):
             pass
     cmd = [sys.executable, "-m", "asv", "machine", "--yes", "--machine", machine]
-    outcome = run_process(cmd, Path.cwd(), base_env, 120.0)
+    # asv 0.6 reads an asv.conf.json in its working folder even for `asv machine`: run it
+    # beside a minimal one, not in the caller's folder (a project whose configuration is in
+    # benchmarks/ has none at its root, and `perfgate init` failed there on a new host)
+    with tempfile.TemporaryDirectory(prefix="perfgate-asv-machine-") as folder:
+        conf = {"version": 1, "project": "perfgate-machine", "repo": "."}
+        (Path(folder) / "asv.conf.json").write_text(json.dumps(conf))
+        outcome = run_process(cmd, Path(folder), base_env, 120.0)
     if outcome.returncode != 0:
         raise RunnerError(f"asv machine --machine {machine} failed: {outcome.tail[-500:]}")

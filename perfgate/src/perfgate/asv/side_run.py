@@ -13,10 +13,11 @@ from pathlib import Path
 
 from perfgate.asv import runner as asv_runner
 from perfgate.errors import ResultFileError, UserError
-from perfgate.formats import asv_conf, asv_results
+from perfgate.formats import asv_conf, asv_output, asv_results
 from perfgate.formats.benchmarks_json import Suite, read_benchmarks
 from perfgate.model import CaseKey, Samples
 from perfgate.process import ProcessOutcome
+from perfgate.secrets import Redactor
 from perfgate.settings import GateSettings
 
 
@@ -68,8 +69,12 @@ def run_side_asv(
     kernel cache and time-out) into ``folder``, asv's output tail saved beside its results;
     (the side's commit, asv's outcome). Measuring rounds and suite discovery both use it."""
     inv = side_invocation(settings, side, folder, bench, attributes)
-    outcome = asv_runner.run_asv(inv, os.environ)
-    (folder / "asv-output.txt").write_text(outcome.tail)
+    output: list[str] = []
+    outcome = asv_runner.run_asv(inv, os.environ, output.append)
+    # all of it: a failed benchmark's error (`perfgate.formats.asv_output`) scrolls out of
+    # the tail of a suite whose tracebacks repeat per parameter combination
+    whole = Redactor.from_env(os.environ).text("".join(output)) or outcome.tail
+    (folder / asv_output.OUTPUT_FILE).write_text(whole)
     return inv.sha, outcome
 
 

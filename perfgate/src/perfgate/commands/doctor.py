@@ -1,6 +1,6 @@
 """`perfgate doctor`: check a project and a runner for the gate.
 
-    perfgate doctor [--repo .] [--asv-config PATH] [--only GROUP,...] [--skip GROUP,...]
+    perfgate doctor [--repo .] [--asv-config PATH] [--only GROUP,...] [--skip GROUP,...] [--run]
 
 Groups: ``project`` (the policy parses; the asv configuration is found; the parity command
 can start; the build mode fits the code: compiled or generated files need ``build =
@@ -9,7 +9,10 @@ the suites as the gate will, and the policy's ``blocking``, ``gate_bench`` and
 ``quick_bench`` regexes each match a benchmark), ``runner`` (governor, turbo, transparent
 hugepages, numactl on NUMA hosts, the gate's pinning plan, CPU isolation) and ``github``
 (a workflow calls perfgate's gate.yml; the repository variables its workflows read without
-a default exist; the labels the gate uses exist: needs ``GITHUB_TOKEN``).
+a default exist; the labels the gate uses exist: needs ``GITHUB_TOKEN``). ``--run`` adds
+a run of the quick gate's selection once at HEAD (as ``perfgate init`` does): each
+benchmark that fails is a problem with asv's error, and so is a selection whose
+``min_samples`` rounds do not fit ``quick_budget_minutes`` by the seconds measured.
 
 One line per finding: ``ok: ...``, ``note: ...`` (cannot be verified here, or advice) or
 ``problem: ...; fix: ...``. Exit codes: 0 no problem, 1 problems found, 3 doctor could not
@@ -22,7 +25,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from perfgate.adopt.doctor import GROUPS, DoctorOptions, doctor
+from perfgate.adopt.doctor import GROUPS, RUN, DoctorOptions, doctor
 from perfgate.adopt.report_lines import Level
 from perfgate.errors import UserError
 
@@ -41,6 +44,11 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--asv-config", type=Path, help="asv.conf.json, relative to the project")
     p.add_argument("--only", help=f"comma-separated groups to run ({','.join(GROUPS)})")
     p.add_argument("--skip", help="comma-separated groups to leave out")
+    p.add_argument(
+        "--run",
+        action="store_true",
+        help="also run --quick's benchmarks once at HEAD: broken ones, and whether they fit",
+    )
     p.set_defaults(func=run_from_args)
 
 
@@ -55,7 +63,8 @@ def _groups(only: str | None, skip: str | None) -> tuple[str, ...]:
 
 def run_from_args(args: argparse.Namespace) -> int:
     """argparse -> `perfgate.adopt.doctor.doctor`; prints one line per finding."""
-    options = DoctorOptions(args.repo, args.asv_config, _groups(args.only, args.skip))
+    groups = _groups(args.only, args.skip) + ((RUN,) if args.run else ())
+    options = DoctorOptions(args.repo, args.asv_config, groups)
     findings = doctor(options)
     for finding in findings:
         print(finding.line())

@@ -13,6 +13,13 @@ into ``perfgate.toml`` where there is no pyproject.toml (or one exists already).
 two workflow files call perfgate's reusable gate (``.github/workflows/perfgate.yml`` and
 ``perfgate-fork.yml``, pinned to ``--workflow-ref``).
 
+Unless ``--no-measure``, the suite is then run once at HEAD as the quick gate will run it
+(progress printed per benchmark): benchmarks that fail are reported with asv's error and
+left out of the quick selection, which is the blocking benchmarks whose rounds its measured
+costs say fit in half of ``quick_budget_minutes`` (raised when not even one fits); the
+measured costs are written as ``[tool.perfgate.costs]`` for ``perfgate gate --plan``. The
+project's ``.gitignore`` gets ``/.perfgate/`` (the gate's work folder).
+
 Nothing that exists is overwritten: an existing policy or workflow file is refused (exit 3,
 nothing written) unless ``--force``, which replaces it and prints the diff. Exit codes: 0
 written, 3 refused or error. Next: ``perfgate doctor``, then ``perfgate gate --base HEAD
@@ -28,6 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from perfgate.adopt.init import InitOptions, InitResult, init
+from perfgate.adopt.policy import Proposal
+from perfgate.adopt.probe import run_probe
 from perfgate.adopt.workflows import DEFAULT_LABELS, WorkflowOptions
 from perfgate.errors import UserError
 from perfgate.verdict import EXIT_OK
@@ -47,6 +56,11 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--asv-config", type=Path, help="asv.conf.json, relative to the project")
     p.add_argument("--force", action="store_true", help="replace what exists (diff printed)")
     p.add_argument("--no-workflows", action="store_true", help="write the policy only")
+    p.add_argument(
+        "--no-measure",
+        action="store_true",
+        help="do not run the suite once (no quick selection, budget or costs measured)",
+    )
     defaults = WorkflowOptions()
     p.add_argument(
         "--workflow-ref", default=defaults.ref, help=f"perfgate's ref (default {defaults.ref})"
@@ -74,7 +88,7 @@ def run_from_args(args: argparse.Namespace) -> int:
     """argparse -> `perfgate.adopt.init.init`, then the summary."""
     workflow = WorkflowOptions(args.workflow_ref, args.perfgate, _labels(args.runner_labels))
     options = InitOptions(args.repo, args.asv_config, args.force, not args.no_workflows, workflow)
-    _print(init(options))
+    _print(init(options, prober=None if args.no_measure else run_probe))
     if not args.no_workflows and not _SHA.fullmatch(workflow.ref):
         print(
             f"note: the workflows call gate.yml at {workflow.ref!r}, which can move: pin a "
@@ -83,12 +97,30 @@ def run_from_args(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def measured_lines(p: Proposal) -> list[str]:
+    """What the run of the suite showed: broken benchmarks with asv's error, the quick
+    selection and its budget (nothing when the suite was not run)."""
+    lines = [f"  BROKEN at HEAD: {name}: {error}" for name, error in p.broken]
+    if p.quick is not None:
+        q = p.quick
+        lines.append(
+            f"  quick_bench: {len(q.names)} benchmark(s), {q.round_s:.1f} s a round (both "
+            f"sides): {q.rounds} rounds {q.expected_minutes:.1f} min; quick_budget_minutes "
+            f"= {q.budget_minutes:g}" + (" (raised to fit one)" if q.raised else "")
+        )
+    elif p.costs is not None:
+        lines.append("  quick_bench: no working benchmark of a blocking family to select")
+    return lines
+
+
 def _print(result: InitResult) -> None:
     p = result.proposal
     print(f"perfgate init: {p.asv_config}: {p.benchmark_count} benchmarks in "
           f"{len(p.families)} families; blocking: {', '.join(p.blocking)}")  # fmt: skip
     print(f"  build = {p.build.value!r} ({p.build.reason})")
     print(f"  parity_command = {list(p.parity.value)} ({p.parity.reason})")
+    for line in measured_lines(p):
+        print(line)
     for diff in result.diffs:
         print(diff, end="" if diff.endswith("\n") else "\n")
     for path in result.written:

@@ -17,6 +17,7 @@ from perfgate import agreement
 from perfgate.config import GateConfig
 from perfgate.model import (
     ASV_ENVIRONMENT,
+    BROKEN_LABEL,
     CaseComparison,
     EnvironmentCheck,
     Finding,
@@ -65,6 +66,8 @@ def _row_finding(
     if v is CaseVerdict.REGRESSED:
         ci = f"{row.ci_low:.3f}–{row.ci_high:.3f}"
         return GateVerdict.REGRESSION, f"{what} {label}: ratio {row.ratio:.3f} (CI {ci})"
+    if v is CaseVerdict.BROKEN:
+        return _BROKEN[config.broken], f"{what} {label}: {row.note}"
     if v is CaseVerdict.FAILED and row.failed_side in failed_sides and config.failed_blocks:
         return GateVerdict.REGRESSION, f"{what} {label}: {row.note}"
     if v in missing and config.failed_blocks:
@@ -80,6 +83,9 @@ def _row_finding(
         return kind, f"{what} {label}: inconclusive ({row.note})"
     return None
 
+
+#: The exit a benchmark broken on both sides asks for, by ``broken`` (`GateConfig.broken`).
+_BROKEN = {"error": GateVerdict.ERROR, "block": GateVerdict.REGRESSION}
 
 _STRADDLE = {
     "report": GateVerdict.PASS,
@@ -185,10 +191,13 @@ def decide(
     if parity_finding:
         findings.append(parity_finding)
     case_findings: list[tuple[GateVerdict, str]] = []
+    broken: set[int] = set()
     for row in rows:
         finding = _row_finding(row, config, "head vs base") if row.blocking else None
         if finding:
             case_findings.append(finding)
+            if row.verdict is CaseVerdict.BROKEN:
+                broken.add(id(finding))
     for v in variants:
         for row in v.rows:
             what = v.pair.label if row is v.row else f"{v.pair.label}, change from base"
@@ -202,7 +211,7 @@ def decide(
     # instruments that disagree leave a case undecided (`agreement`): fail closed
     case_findings += agreement.findings((b.wall, b.sim) for b in side_by_side(rows, config))
     cause = None
-    if not any(r.blocking and r.verdict in _COMPARED for r in rows):
+    if not any(r.blocking and r.verdict in _COMPARED for r in rows) and not _only_broken(rows):
         cause = _failing_at_head(rows, config)
         if cause is None:
             findings.append((GateVerdict.ERROR, _nothing_compared(rows)))
@@ -212,7 +221,17 @@ def decide(
                 (GateVerdict.REGRESSION, f"{cause.value} ({blocking} blocking case(s))")
             )
     findings += case_findings
-    return headline(findings, case_findings, cause)
+    return headline(findings, case_findings, cause, frozenset(broken))
+
+
+def _only_broken(rows: Sequence[CaseComparison]) -> bool:
+    """Every blocking case is broken on both sides or fails at head, and one is broken:
+    nothing was compared, and the broken cases' findings say why (never a pass: each asks
+    for the ``broken`` policy's exit), not a generic "nothing compared"."""
+    blocking = [r for r in rows if r.blocking]
+    return any(r.verdict is CaseVerdict.BROKEN for r in blocking) and all(
+        r.verdict is CaseVerdict.BROKEN or _fails_at_head(r) for r in blocking
+    )
 
 
 def _fails_at_head(row: CaseComparison) -> bool:
@@ -235,6 +254,7 @@ def headline(
     findings: Sequence[tuple[GateVerdict, str]],
     case_findings: Sequence[tuple[GateVerdict, str]],
     cause: RunCause | None = None,
+    broken: frozenset[int] = frozenset(),
 ) -> GateDecision:
     """The verdict and its findings in report order: the headline follows the evidence.
 
@@ -245,11 +265,18 @@ def headline(
     case findings): the run is a REGRESSION, said first, and the undecided cases are listed
     below it, so exit 3 is left for runs where nothing stable was found. A run-level ERROR
     (the comparison itself is in doubt) still wins. ``cause`` (a run-wide cause of the
-    verdict) is kept when the verdict is the one it explains.
+    verdict) is kept when the verdict is the one it explains. ``broken`` are the ids of the
+    findings of benchmarks broken on both sides: they are labelled `BROKEN_LABEL`, and when
+    they alone give the verdict its cause is `RunCause.BROKEN_ON_BOTH` (never a
+    "REGRESSION" headline, whatever exit code the policy gives them).
     """
     regressed = any(f[0] is GateVerdict.REGRESSION for f in case_findings)
     undecided = {id(f) for f in case_findings if regressed and f[0] is GateVerdict.ERROR}
     verdict = _worst([f[0] for f in findings if id(f) not in undecided])
     ordered = sorted(findings, key=lambda f: (f[0] is not verdict, -_SEVERITY.index(f[0])))
     kept = cause if verdict is GateVerdict.REGRESSION else None
-    return GateDecision(verdict, tuple(Finding(*f) for f in ordered), kept)
+    deciding = [f for f in findings if f[0] is verdict and id(f) not in undecided]
+    if verdict is not GateVerdict.PASS and deciding and all(id(f) in broken for f in deciding):
+        kept = RunCause.BROKEN_ON_BOTH
+    labelled = tuple(Finding(*f, BROKEN_LABEL if id(f) in broken else "") for f in ordered)
+    return GateDecision(verdict, labelled, kept)

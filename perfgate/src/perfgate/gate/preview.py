@@ -6,7 +6,8 @@ exported commits under the run's own grid (``just-discover``: the runner-derived
 full gate, the suites' default grid of ``--quick``), so the plan never lists a grid an
 earlier, different run measured. Their costs come from the newest earlier run in the work
 folder (asv's per-benchmark durations of every round it made); a case it did not measure
-gets the documented default of its family (`perfgate.wall.plan.DEFAULT_COSTS`). What a
+gets what ``perfgate init`` measured of it (``[tool.perfgate.costs]``), else the documented
+default of its family (`perfgate.wall.plan.DEFAULT_COSTS`). What a
 run takes beyond its cases (set-up, parity, asv's own seconds per round, extra rounds) comes
 from the newest earlier run of the same kind that recorded its ``timeline.json``. The output
 says what the estimate is based on.
@@ -28,7 +29,7 @@ from perfgate.gate.context import Revisions
 from perfgate.gate.hooks import Hooks
 from perfgate.model import CaseKey
 from perfgate.settings import GateOptions
-from perfgate.wall import plan
+from perfgate.wall import first_costs, plan
 
 
 def selected(names: Mapping[CaseKey, str], bench: Sequence[str]) -> list[CaseKey]:
@@ -142,20 +143,29 @@ def build_plan(opts: GateOptions, lister: Lister | None = None) -> plan.Plan:
     skipped = skipped_cases(run) & set(keys) if run is not None else set()
     keys = [k for k in keys if k not in skipped]
     known = {k: costs[k] for k in keys if k in costs}
-    missing = [k for k in keys if k not in costs]
+    probed = first_costs.case_costs(config, [k for k in keys if k not in costs])
+    missing = [k for k in keys if k not in costs and k not in probed]
     if run is None:
         basis = f"documented defaults per family (no earlier run in {work / 'runs'})"
+        if probed:
+            basis = first_costs.basis(config, len(probed))
+            basis += f"; documented defaults for {len(missing)} case(s)" if missing else ""
     else:
         basis = f"costs measured by the run {run.name} ({len(known)} case(s))"
+        if probed:
+            basis += f"; {first_costs.basis(config, len(probed))}"
         if missing:
             basis += f"; documented defaults per family for {len(missing)} case(s) it lacks"
         if skipped:
             basis += f"; {len(skipped)} case(s) the suites skipped in that run left out"
     command = None if opts.parity_result else " ".join(parity.parity_command(config, opts.quick))
-    overheads, note = plan.overheads_from(
-        newest_timeline(work, command), command, config.min_samples
-    )
-    costs = {**known, **_defaults(missing)}
+    earlier = newest_timeline(work, command)
+    overheads, note = plan.overheads_from(earlier, command, config.min_samples)
+    measured = first_costs.overheads(config)
+    if earlier is None and measured is not None:
+        overheads = measured
+        note = "asv's overhead per round as perfgate init measured it; parity not counted"
+    costs = {**known, **probed, **_defaults(missing)}
     return plan.plan_rounds(costs, config, budget_s, f"{basis}; {note}", overheads)
 
 

@@ -25,6 +25,7 @@ from perfgate.formats import report_files, timeline
 from perfgate.formats.noise import NoiseFile
 from perfgate.gate import context, decide, instruments, parity, publish
 from perfgate.gate.compare import Analysis, analyse
+from perfgate.gate.failure_texts import explain_failures
 from perfgate.gate.hooks import Hooks
 from perfgate.gate.preview import newest_timeline
 from perfgate.instrument import Bench, Calibration
@@ -234,7 +235,8 @@ def _compare(run: GateRun) -> None:
     asv environments each side ran in."""
     s = run.settings
     fp_end = run.hooks.fingerprint(run.pin)
-    run.analysis = analyse(run.measured, s.config, run.calibration)
+    analysis = analyse(run.measured, s.config, run.calibration)
+    run.analysis = explain_failures(analysis, [s.run_dir])
     envs = {side: set(run.analysis.environments.get(side, ())) for side in ("base", "head")}
     run.environment = EnvironmentCheck(
         with_asv_environments(context.comparable_fingerprint(run.fp_start), envs["base"]),

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from perfgate.model import CaseComparison, CaseKey, VariantComparison, natural_key
+from perfgate.report import labels
 from perfgate.verdict import CaseVerdict
 from perfgate.wall.compare.efficiency import EFFICIENCY_SUFFIX
 
@@ -45,6 +46,8 @@ class ChartPoint:
     ci_high: float | None = None
     blocking: bool = True
     label: str = ""
+    #: what the row decided, as its table says it (`perfgate.report.labels`)
+    mark: str = ""
 
     @property
     def has_ci(self) -> bool:
@@ -52,8 +55,11 @@ class ChartPoint:
         return bool(self.ci_low and self.ci_high and self.ci_low > 0 and self.ci_high > 0)
 
 
-def row_point(row: CaseComparison, group: str, instrument: str | None = None) -> ChartPoint:
-    """The point of one compared row (its own instrument unless ``instrument`` is given)."""
+def row_point(
+    row: CaseComparison, group: str, instrument: str | None = None, mark: str = ""
+) -> ChartPoint:
+    """The point of one compared row (its own instrument unless ``instrument`` is given;
+    ``mark``: its label, by default that of a head vs base row)."""
     return ChartPoint(
         group=group,
         key=row.key,
@@ -64,6 +70,7 @@ def row_point(row: CaseComparison, group: str, instrument: str | None = None) ->
         ci_low=row.ci_low,
         ci_high=row.ci_high,
         blocking=row.blocking,
+        mark=mark or labels.case_label(row),
     )
 
 
@@ -91,9 +98,11 @@ def variant_points(
     out = []
     for v in variants:
         pair = f"{v.pair.variant} vs {v.pair.baseline}"
-        out.append(row_point(v.row, pair, instrument))
+        mark = labels.variant_label(v.row, v.pair.baseline)
+        out.append(row_point(v.row, pair, instrument, mark))
         if v.relative is not None:
-            out.append(row_point(v.relative, f"{pair}, change from base", instrument))
+            group = f"{pair}, change from base"
+            out.append(row_point(v.relative, group, instrument, labels.relative_label(v.relative)))
     return out
 
 

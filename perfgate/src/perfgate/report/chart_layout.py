@@ -70,10 +70,11 @@ def axis_range(points: Sequence[ChartPoint]) -> tuple[float, float]:
 
 
 def _value_text(p: ChartPoint) -> str:
+    mark = p.mark or p.verdict.symbol
     if p.ratio is None:
-        return p.verdict.symbol
+        return mark
     ci = f" ({p.ci_low:.3f}–{p.ci_high:.3f})" if p.has_ci else ""
-    return f"{p.ratio:.3f}{ci} {p.verdict.symbol}"
+    return f"{p.ratio:.3f}{ci} {mark}"
 
 
 @dataclass(frozen=True)
@@ -168,6 +169,7 @@ TEXT_AXIS = 41
 _DIFF_MARK = {
     CaseVerdict.REGRESSED: "-",
     CaseVerdict.FAILED: "-",
+    CaseVerdict.BROKEN: "-",
     CaseVerdict.INVALID: "-",
     CaseVerdict.IMPROVED: "+",
 }

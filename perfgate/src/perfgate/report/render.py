@@ -28,20 +28,16 @@ from perfgate.config import GateConfig
 from perfgate.formats.report_files import MARKER, VERDICT_API_VERSION
 from perfgate.markdown import Raw, md_escape
 from perfgate.model import (
+    BROKEN_LABEL,
     CaseComparison,
     EnvironmentCheck,
     GateDecision,
     ParityResult,
+    RunCause,
     VariantComparison,
 )
-from perfgate.report import attribution
-from perfgate.report.chart import (
-    HEAD_VS_BASE,
-    ChartPoint,
-    chart_data,
-    rows_points,
-    variant_points,
-)
+from perfgate.report import attribution, labels
+from perfgate.report.chart import HEAD_VS_BASE, ChartPoint, chart_data, rows_points, variant_points
 from perfgate.report.chart_layout import svg_chart, text_chart
 from perfgate.report.glance import glance
 from perfgate.report.report_format import (
@@ -207,6 +203,9 @@ _FILTERS = {
     "sha": short_sha,
     "code_block": code_block,
     "note": row_note,
+    "label": labels.case_label,
+    "variant_label": labels.variant_label,
+    "relative_label": labels.relative_label,
 }
 
 
@@ -334,8 +333,20 @@ def _row_json(row: CaseComparison) -> dict[str, Any]:
     } | ({"instrument": "sim", "figure": row.figure, "unit": row.unit} if row.figure else {})
 
 
+#: How a run decided by benchmarks broken on both sides is blocked, by its verdict.
+_BROKEN_BLOCKED = {
+    GateVerdict.ERROR: "blocked: the gate cannot judge it",
+    GateVerdict.REGRESSION: 'merge blocked by the policy\'s broken = "block"',
+}
+
+
 def headline(decision: GateDecision) -> str:
-    """The verdict's headline, naming the run-wide cause the decision gives, if any."""
+    """The verdict's headline, naming the run-wide cause the decision gives, if any; a run
+    decided by benchmarks broken on both sides is named as such, never a regression."""
+    if decision.cause is RunCause.BROKEN_ON_BOTH:
+        how = _BROKEN_BLOCKED.get(decision.verdict, "blocked")
+        cause = decision.cause.value
+        return f"{BROKEN_LABEL}: {cause}, not a regression of this change ({how})"
     name, _, rest = _HEADLINES[decision.verdict].partition(": ")
     return f"{name}: {decision.cause.value} ({rest})" if decision.cause else f"{name}: {rest}"
 

@@ -35,6 +35,7 @@ from perfgate.formats import report_files
 from perfgate.formats.shard_manifest import read_manifest
 from perfgate.gate import decide, publish
 from perfgate.gate.compare import Analysis, analyse
+from perfgate.gate.failure_texts import explain_failures
 from perfgate.instrument import Calibration
 from perfgate.model import (
     CaseComparison,
@@ -210,6 +211,7 @@ def _decide(
     measured = measure.measured_from(logs, shard_set.merged_units(shards), config)
     floors = shards[0].manifest.floors
     analysis = analyse({"wall": WallMeasured(measured, None)}, config, Calibration(floors))
+    analysis = explain_failures(analysis, [s.folder for s in shards])
     rerun = {k for r in (confirm.rounds if confirm else ()) for k in (*r.base, *r.head)}
     rows, variants = unconfirmed(analysis.rows, analysis.variants, rerun, config)
     analysis = replace(analysis, rows=rows, variants=variants)

@@ -20,6 +20,7 @@ from perfgate.model import (
 )
 from perfgate.verdict import CaseVerdict
 from perfgate.wall.compare import variant_drift
+from perfgate.wall.compare.broken import mark_broken
 from perfgate.wall.compare.measurements import split_by_param
 from perfgate.wall.compare.rows import compare_pairs
 
@@ -63,9 +64,10 @@ def compare_runs(
     confirm = None
     if confirmation is not None:
         confirm = {p.key: p for p in _run_pairs(*confirmation, config, floors)}
-    return compare_pairs(
+    rows = compare_pairs(
         pairs, config, blocking=lambda k: config.can_block(k.benchmark), confirm=confirm
     )
+    return [mark_broken(r) for r in rows]
 
 
 def _groups(
