@@ -87,3 +87,25 @@ def test_a_failing_record_costs_the_counts_nothing(
     status = json.loads((tmp_path / "status.json").read_text())
     assert status["cases"]["case0000"]["state"] == "ok"
     assert "numba internals moved" in status["record_error"]
+
+
+@pytest.mark.numba
+def test_a_dead_weak_proxy_among_the_live_objects_does_not_stop_the_search() -> None:
+    """gc.get_objects() can hold a weak proxy whose object is gone (seen in a full test run):
+    asking it its class raises ReferenceError, which must not cost the kernel map."""
+    import gc
+    import weakref
+
+    import numba
+
+    class Referent:
+        pass
+
+    target = Referent()
+    holder = [weakref.proxy(target)]
+    del target
+    gc.collect()
+    assert any(type(o) is weakref.ProxyType for o in gc.get_objects())
+    numba.njit(lambda x: x + 1)(1)
+    assert record._dispatchers(), "the compiled lambda's dispatcher is found"
+    del holder

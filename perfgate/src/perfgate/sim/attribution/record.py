@@ -30,12 +30,14 @@ from perfgate.sim.attribution.kernels import CodeRange, KernelMap, ranges_of
 
 
 def _dispatchers() -> list[Any]:
-    """Every live Numba dispatcher of this process (none where numba was never imported)."""
+    """Every live Numba dispatcher of this process (none where numba was never imported).
+    Types are tested on ``type(o)``: ``isinstance`` asks the object its ``__class__``, which
+    a dead weak proxy among the collector's objects answers with ReferenceError."""
     if "numba" not in sys.modules:
         return []
     from numba.core.dispatcher import Dispatcher
 
-    found = [o for o in gc.get_objects() if isinstance(o, Dispatcher)]
+    found = [o for o in gc.get_objects() if issubclass(type(o), Dispatcher)]
     return sorted(found, key=lambda d: (d.py_func.__module__, d.py_func.__qualname__))
 
 
