@@ -175,3 +175,17 @@ def test_the_budgets_last_rounds_go_to_the_suspected_regressions(tmp_path: Path)
     assert m.extra_round(log, sampling.ExtraRound((HOT, OTHER), (OTHER, HOT))) == (OTHER,)
     m.deadline = measure.time.monotonic() + 5.0
     assert m.extra_round(log, sampling.ExtraRound((HOT, OTHER), (HOT,))) == ()
+
+
+def test_extra_rounds_end_where_the_whole_runs_budget_ends(tmp_path: Path) -> None:
+    """The measurer's own deadline would pay for another round, but the gate run began
+    earlier (set-up, parity, the sim phase): the optional extra rounds stop where the run's
+    budget ends, less the seconds the report needs; without a run start, the measurer's."""
+    m, log = _extra_measurer(tmp_path, 1000.0)
+    todo = sampling.ExtraRound((HOT,), ())
+    assert m.extra_round(log, todo) == (HOT,)
+    budget = m.settings.budget_s
+    m.run_started = measure.time.monotonic() - budget + measure.FINISH_S + 15.0
+    assert m.extra_round(log, todo) == (HOT,)  # 15 s left: a 10 s round fits
+    m.run_started = measure.time.monotonic() - budget + measure.FINISH_S + 5.0
+    assert m.extra_round(log, todo) == ()  # 5 s left: it does not

@@ -52,6 +52,7 @@ from perfgate.verdict import GateVerdict
 
 def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
     """Run the gate, print and write the report (and post it); returns the exit code."""
+    began = time.monotonic()  # the budget counts from here: set-up and parity included
     hooks = hooks or Hooks()
     ticker = Progress(hooks.log)  # a line at least every 10 s while a stage runs
     hooks = replace(hooks, log=ticker.log)
@@ -62,7 +63,8 @@ def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
     try:
         # a run that dies (killed, out of memory) must not leave an earlier verdict to post
         report_files.archive_previous(target.report_dir)
-        report = _gate(context.resolve(opts, hooks.fingerprint, hooks.valgrind), hooks, ticker)
+        resolved = context.resolve(opts, hooks.fingerprint, hooks.valgrind)
+        report = _gate(resolved, hooks, ticker, began)
     except (UserError, RunnerError, OSError) as exc:
         hooks.log(f"error: {redact_env(str(exc), os.environ)}")
         report = _error_report(target, str(exc))
@@ -150,10 +152,15 @@ class GateRun:
     decision: GateDecision | None = None
 
 
-def _gate(resolved: context.Resolved, hooks: Hooks, ticker: Progress) -> render.Report:
-    """The stages over one run; its report (an ERROR report of what ran, on a failure)."""
+def _gate(
+    resolved: context.Resolved, hooks: Hooks, ticker: Progress, began: float
+) -> render.Report:
+    """The stages over one run that began at ``began`` (monotonic); its report (an ERROR
+    report of what ran, on a failure)."""
     s = resolved.settings
-    state = GateRun(s, hooks, ticker, resolved.pin, resolved.fingerprint, resolved.given_parity)
+    state = GateRun(
+        s, hooks, ticker, resolved.pin, resolved.fingerprint, resolved.given_parity, began
+    )
     try:
         for stage in STAGES:
             if state.decision is None:

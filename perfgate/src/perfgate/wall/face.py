@@ -57,6 +57,7 @@ class WallClock:
         """Main rounds, extra rounds for undecided cases, then confirmation."""
         runner = _announced(bench.seams.side_runner, bench.ticker)
         measurer = measure.Measurer(bench.settings, bench.fingerprint, runner)
+        measurer.run_started = bench.started or None
         floors = bench.calibration.floors
         measured = measure.measure(measurer, floors, bench.log)
         _write_timeline(bench, measurer)

@@ -34,6 +34,8 @@ RAISE_SHARE = 0.75
 #: 1e-3 under Benjamini-Hochberg, which 6-7 paired rounds cannot give (signed-rank p >=
 #: 2/2^n); in the full-gate trials here the 8% steps were called after 5 and 8 such rounds.
 SUSPECT_ROUNDS = 6
+#: Seconds a run needs after its last extra round to compare, render and write the report.
+FINISH_S = 5.0
 
 
 @dataclass
@@ -57,6 +59,10 @@ class Measurer:
     case_attributes: dict[CaseKey, dict[str, str]] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
     deadline: float | None = None
+    #: when the whole gate run began (monotonic; None: this measurer's start): the optional
+    #: extra rounds stop where the run's budget ends, so set-up, parity and the instruments
+    #: measured before the wall clock count against ``budget_s`` too
+    run_started: float | None = None
     #: every round's wall time, the seconds asv recorded for its cases and its asv runs
     round_times: list[RoundTime] = field(default_factory=list)
     #: side -> the asv environments its runs measured in (`SideRun.env_name`)
@@ -189,13 +195,28 @@ class Measurer:
         groups = {self._attribute_group(k) for k in keys}
         return seconds + self._asv_run_seconds() * 2 * len(groups)
 
-    def can_afford(self, log: RoundLog, keys: Sequence[CaseKey], reserve: float = 0.0) -> bool:
-        """True when another round of ``keys`` should fit in the remaining budget and still
-        leave ``reserve`` seconds of it (see :meth:`round_seconds`)."""
+    def can_afford(
+        self,
+        log: RoundLog,
+        keys: Sequence[CaseKey],
+        reserve: float = 0.0,
+        deadline: float | None = None,
+    ) -> bool:
+        """True when another round of ``keys`` should fit in the remaining budget (before
+        ``deadline``, default the measurer's) and still leave ``reserve`` seconds of it (see
+        :meth:`round_seconds`)."""
         if not log.rounds:
             return True
+        end = self.deadline if deadline is None else deadline
+        assert end is not None
+        return time.monotonic() + self.round_seconds(keys) + reserve <= end
+
+    def extras_deadline(self) -> float:
+        """When the optional extra rounds must end: the measurer's deadline, or earlier where
+        the whole run's budget ends first (less :data:`FINISH_S` to compare and report)."""
         assert self.deadline is not None
-        return time.monotonic() + self.round_seconds(keys) + reserve <= self.deadline
+        run_end = (self.run_started or self.started) + self.settings.budget_s - FINISH_S
+        return min(self.deadline, run_end)
 
     def extra_round(self, log: RoundLog, todo: sampling.ExtraRound) -> tuple[CaseKey, ...]:
         """The cases the next extra round runs (empty: the budget cannot pay for one).
@@ -207,10 +228,11 @@ class Measurer:
         whose estimate is no slowdown.
         """
         reserve = SUSPECT_ROUNDS * self.round_seconds(todo.suspects) if todo.suspects else 0.0
-        if self.can_afford(log, todo.cases, reserve):
+        end = self.extras_deadline()
+        if self.can_afford(log, todo.cases, reserve, end):
             return todo.cases
         for size in range(len(todo.suspects), 0, -1):
-            if self.can_afford(log, todo.suspects[:size]):
+            if self.can_afford(log, todo.suspects[:size], deadline=end):
                 return todo.suspects[:size]
         return ()
 
