@@ -10,6 +10,17 @@ sleep), sized per N to cost about the given share of that case's simulated cycle
     work1   ~1.3% more cycles at every N                  expect exit 1 naming exactly the
                                                           hand-written g1_walk cases
     work2   ~2% more cycles at N=65536 only               expect exit 1 naming only those
+    kernel  twelve ``math.sin`` per env inside the kernel's  expect exit 1, the kernel named
+            ``prange`` lane loop (their sum guards a branch  first (the sine is charged to
+            never taken)                                     it), its code summary changed
+    alloc   the kernel allocates a zeroed temporary of 32   expect exit 1, the kernel named
+            float64 per env each call and reads one element  first, its code summary showing
+                                                             the allocation
+
+Issue 39's three heads (work1: Python work around the kernel; kernel; alloc) are judged on
+one case with ``--bench`` (e.g. the hand-written g1_walk case at N=2048); each run's
+summary has the function or kernel the report's first screen names and the kernel's code
+summary line.
 
 Each gate run measures the sim family alone (``--bench '^sim_hot_slice\\.'``) on the full
 gate's grid (every single-thread hot-slice case, both tasks, both profiles, all paths), or
@@ -40,6 +51,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 SIM_BENCH = r"^sim_hot_slice\."
 HANDWRITTEN = Path("termplan/src/termplan/tasks/g1_walk/handwritten.py")
+KERNEL = Path("termplan/src/termplan/tasks/g1_walk/handwritten_kernel.py")
+KERNEL_NAME = "g1_walk_kernel"
+TERMINATED_LINE = (
+    "            terminated[i] = _terminated_i(gr, base_height, min_upright_gz, "
+    "min_base_height, i)\n"
+)
+PRANGE_LINE = "    for t in prange((n + TILE - 1) // TILE):\n"
 SLOWED = ("task=g1_walk", "path=handwritten")
 LOGS_LINE = "        out.logs = self._collect_logs() if log else {}\n"
 OUTPUTS_LINE = "        self._outputs = allocate_outputs(self.num_envs, ACTOR_DIM, CRITIC_DIM)\n"
@@ -50,6 +68,8 @@ KINDS = {
     "readme": (None, "True", 0),
     "work1": (1.0, "True", 1),
     "work2": (2.0 / 1.3, "self.num_envs == 65536", 1),
+    "kernel": (None, "True", 1),
+    "alloc": (None, "True", 1),
 }
 
 
@@ -83,6 +103,24 @@ def work_patch(text: str, share: float, when: str) -> str:
     return text.replace(OUTPUTS_LINE, OUTPUTS_LINE + scratch).replace(LOGS_LINE, work + LOGS_LINE)
 
 
+def kernel_patch(text: str, kind: str) -> str:
+    """The hand-written g1_walk kernel with ``kind``'s change (see the module)."""
+    if TERMINATED_LINE not in text or PRANGE_LINE not in text:
+        raise SystemExit(f"{KERNEL}: the kernel's loop changed; cannot place the extra work")
+    if kind == "kernel":
+        work = (
+            "            extra = 0.0  # trial: work inside the kernel\n"
+            "            for k in range(12):\n"
+            "                extra += math.sin(lv[3 * i] + k)\n"
+            "            if extra > 1e300:\n"
+            "                terminated[i] = True\n"
+        )
+        return text.replace(TERMINATED_LINE, TERMINATED_LINE + work)
+    temporary = "    tmp = np.zeros(32 * n)  # trial: a temporary each call\n"
+    use = "    if n > 0 and tmp[n - 1] > 1e300:\n        terminated[0] = True\n"
+    return text.replace(PRANGE_LINE, temporary + PRANGE_LINE).rstrip("\n") + "\n" + use
+
+
 def trial_policy(work: Path) -> Path:
     """This repository's policy with the quick parity subset as the parity command: the
     trials are about the sim instrument's figures, and ``make test-all`` in every head
@@ -102,11 +140,16 @@ def make_branch(repo: Path, kind: str) -> str:
     """Commit ``kind``'s change on a branch of that name from ``original``; its SHA."""
     share, when, _ = KINDS[kind]
     TRIALS.git(repo, "checkout", "-q", "-B", kind, "original")
-    if share is None:
-        (repo / "README.md").write_text((repo / "README.md").read_text() + "\n")
+    if kind in ("kernel", "alloc"):
+        path = repo / KERNEL
+        path.write_text(kernel_patch(path.read_text(), kind))
+    elif share is None:
+        path = repo / "README.md"
+        path.write_text(path.read_text() + "\n")
     else:
         path = repo / HANDWRITTEN
         path.write_text(work_patch(path.read_text(), share, when))
+    if path.suffix == ".py":
         for fix in (["format", "--quiet"], ["check", "--fix", "--quiet"]):
             subprocess.run([sys.executable, "-m", "ruff", *fix, str(path)], cwd=repo, check=True)
     TRIALS.git(repo, "commit", "-qam", f"trial {kind}")
@@ -140,9 +183,11 @@ def calibrate(repo: Path, python: str) -> float:
     return seconds
 
 
-def gate(repo: Path, python: str, head: str, out: Path, floors: bool) -> dict[str, object]:
+def gate(
+    repo: Path, python: str, head: str, out: Path, floors: bool, bench: str = SIM_BENCH
+) -> dict[str, object]:
     """One sim-only gate run of ``head`` against ``original``: its figures."""
-    args = ["gate", "--base", "original", "--head", head, "--bench", SIM_BENCH]
+    args = ["gate", "--base", "original", "--head", head, "--bench", bench]
     args += ["--report-dir", str(out)] + (["--floors-ref", "perf-results"] if floors else [])
     code, seconds, err = perfgate(repo, python, *args)
     out.mkdir(parents=True, exist_ok=True)
@@ -158,7 +203,17 @@ def gate(repo: Path, python: str, head: str, out: Path, floors: bool) -> dict[st
         "ratios": {_label(c): c["ratio"] for c in sim},
         "base": {_label(c): c["base_median"] for c in sim},
         "figure": {_label(c): c.get("figure") for c in sim},
+        "where": where_it_moved((out / "report.md").read_text()),
     }
+
+
+def where_it_moved(markdown: str) -> list[str]:
+    """The first screen's "Where it moved (sim)" lines: per case, who moved most."""
+    lines = markdown.split("**Where it moved (sim):**", 1)[1:]
+    if not lines:
+        return []
+    block = lines[0].split("**Could see:**", 1)[0]
+    return [line[2:] for line in block.splitlines() if line.startswith("- ")]
 
 
 def _sim_seconds(err: str) -> float | None:
@@ -176,8 +231,14 @@ def check(kind: str, result: dict) -> list[str]:
     want = KINDS[kind][2] if kind in KINDS else 0
     problems = [f"exit {result['exit']}, expected {want}"] if result["exit"] != want else []
     named = result["regressed"]
-    if kind in ("work1", "work2") and not named:
+    slowing = ("work1", "work2", "kernel", "alloc")
+    if kind in slowing and not named:
         problems.append("no case named")
+    for line in result.get("where", []):
+        first = line.split("**")[1] if "**" in line else ""
+        inside = kind in ("kernel", "alloc")
+        if inside != (first == KERNEL_NAME):
+            problems.append(f"first named {first!r}: {line}")
     for label in named:
         if not all(p in label for p in SLOWED):
             problems.append(f"named a case it did not slow: {label}")
@@ -188,7 +249,7 @@ def check(kind: str, result: dict) -> list[str]:
         expected = sum(
             1 for lb in result["ratios"] if all(p in lb for p in SLOWED) and "65536" in lb
         )
-    if kind in ("work1", "work2") and len(named) != expected:
+    if kind in slowing and len(named) != expected:
         problems.append(f"named {len(named)} of the {expected} slowed cases")
     return problems
 
@@ -215,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
         help="the gate runs read the floors an earlier --calibrate stored in this --work",
     )
     p.add_argument("--aa", type=int, default=0)
+    p.add_argument("--bench", default=SIM_BENCH, help="the cases each gate run measures")
     for kind in KINDS:
         p.add_argument(f"--{kind}", action="store_true")
     args = p.parse_args(argv)
@@ -232,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     failed = 0
     for i, (kind, head) in enumerate(runs):
         out = _fresh(args.work, f"{i:02d}-{kind}", "")
-        result = gate(repo, args.python, head, out, floors)
+        result = gate(repo, args.python, head, out, floors, args.bench)
         problems = check(kind, result)
         failed += bool(problems)
         summary[f"{i:02d}-{kind}"] = {**result, "problems": problems}
@@ -243,6 +305,8 @@ def main(argv: list[str] | None = None) -> int:
             f"cases, named {len(result['regressed'])}{wrong}",
             flush=True,
         )
+        for line in result["where"]:
+            print(f"  where it moved: {line}", flush=True)
     aa = [v for k, v in summary.items() if k.endswith("-aa") and isinstance(v, dict)]
     if len(aa) >= 2:
         spread, other = aa_difference(aa[0], aa[1])

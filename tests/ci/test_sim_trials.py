@@ -49,3 +49,32 @@ def test_a_trial_must_name_exactly_its_slowed_cases() -> None:
     other = "task=motion_tracking, profile=sac_default, path=numpy, num_envs=2048"
     assert "did not slow" in " ".join(SIM.check("work1", _result(1, [other])))
     assert SIM.check("aa", _result(0, [])) == [] and SIM.check("readme", _result(1, []))
+
+
+KERNEL_SOURCE = (REPO / SIM.KERNEL).read_text()
+
+
+def test_the_kernel_trials_change_the_kernel_itself() -> None:
+    """``kernel`` adds real sines inside the ``prange`` lane loop; ``alloc`` a zeroed
+    temporary each call, read after the loop; both parse, neither waits."""
+    for kind, wanted in (
+        ("kernel", "extra += math.sin(lv[3 * i] + k)"),
+        ("alloc", "tmp = np.zeros(32 * n)  # trial: a temporary each call"),
+    ):
+        patched = SIM.kernel_patch(KERNEL_SOURCE, kind)
+        ast.parse(patched)
+        added = [ln.strip() for ln in patched.splitlines() if ln not in KERNEL_SOURCE.splitlines()]
+        assert wanted in added
+        assert not any("sleep" in ln or "perf_counter" in ln for ln in added)
+
+
+def test_a_kernel_trial_must_name_the_kernel_first() -> None:
+    """The first screen's line of a kernel trial names the kernel; of work1, not."""
+    g1 = "task=g1_walk, profile=sac_default, path=handwritten, num_envs=2048"
+    named = {**_result(1, [g1]), "ratios": {g1: 1.02}}
+    kernel = f"{g1}: **g1_walk_kernel** (Numba kernel) +2.4M cycles"
+    sine = f"{g1}: **__sin_fma** +25.3k cycles"
+    assert SIM.check("kernel", {**named, "where": [kernel]}) == []
+    assert SIM.check("alloc", {**named, "where": [sine]}) == [f"first named '__sin_fma': {sine}"]
+    assert SIM.check("work1", {**named, "where": [sine]}) == []
+    assert SIM.check("work1", {**named, "where": [kernel]}) != []

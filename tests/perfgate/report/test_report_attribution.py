@@ -97,7 +97,7 @@ def test_golden_markdown_section() -> None:
     section = _section(text, "#### Where it moved", "#### Improvements")
     check_golden(GOLDEN / "attribution_section.md", section)
     first = section.split("**▲ slower sim\\_hot.SimHot(task=g1, path=assembled)**: ")[1]
-    assert first.startswith("**motion\\_kernel (parfor loop)** (Numba kernel) moved most")
+    assert first.startswith("**motion\\_kernel** (Numba kernel) moved most")
 
 
 def test_golden_html_section() -> None:

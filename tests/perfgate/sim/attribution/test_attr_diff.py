@@ -58,6 +58,37 @@ def test_cycles_count_the_misses_and_a_faster_head_is_named_too() -> None:
         attribute(base, FunctionsTable(events=("Ir",)))
 
 
+def test_what_a_kernel_calls_is_charged_to_the_kernel_named_first() -> None:
+    """The head adds sines inside the kernel's loop (libm's ``__sin_fma`` through Numba's
+    ``numba_sin``): the sine is the largest single function, but the kernel whose code
+    called it is named first, with the sine as its part; the kernel is not "unchanged"."""
+    base = build([dump(10_000_000)], (1,), KERNELS)
+    head = build([dump(10_030_000, sin_ir=400_000)], (1,), KERNELS)
+    found = attribute(base, head)
+    assert found.moved[0].label == "__sin_fma"
+    assert {m.label: m.charged_to for m in found.moved} == {
+        "__sin_fma": "motion_kernel",
+        "motion_kernel": "motion_kernel",
+    }
+    (charge,) = found.charges
+    assert (charge.label, charge.kernel) == ("motion_kernel", True)
+    assert charge.delta == pytest.approx(400_000 + 30_000)  # the kernel's two blocks: +30k
+    assert found.unchanged_kernels == ()
+    assert found.sentence() == (
+        "+4.30% instructions: +430k in `motion_kernel` "
+        "(Numba kernel: +400k in `__sin_fma`, +30.0k in `motion_kernel`)"
+    )
+
+
+def test_work_python_adds_around_a_kernel_is_charged_to_no_kernel() -> None:
+    """A reduction Python calls after the kernel stays its own charge, not the kernel's."""
+    base = build([dump(10_000_000)], (1,), KERNELS)
+    head = build([dump(10_000_000, reduce_ir=124_000)], (1,), KERNELS)
+    (charge,) = attribute(base, head).charges
+    assert (charge.label, charge.kernel) == ("FLOAT_pairwise_sum", False)
+    assert charge.parts[0].charged_to is None
+
+
 @pytest.mark.parametrize(
     ("value", "text"),
     [(124_000, "+124k"), (-1_530_000, "-1.5M"), (950, "+950"), (12_345, "+12.3k")],

@@ -8,6 +8,11 @@ by), so an A/A comparison lists nothing. Each listed function names the caller w
 into it moved most in the same direction ("called from"), and the kernels that did not move
 are named as unchanged: "+1.23% instructions: +124k in `PyArray_Sum` called from
 `array_sum`; `motion_kernel` unchanged".
+
+What a kernel's compiled code calls (libm's `__sin_fma` through `numba_sin`, NRT's
+allocator, `memset`) is charged to that kernel: the moved functions are grouped by who is
+responsible (`Charge`), so a sine added inside a kernel's loop names the kernel first, with
+the sine as its part, and work Python adds around the kernel still names the function.
 """
 
 from __future__ import annotations
@@ -36,11 +41,36 @@ class Moved:
     #: operation Python code called (``PyArray_Sum``: ``ndarray.sum``); None where the
     #: chain does not reach the interpreter or is the caller itself
     entry: str | None = None
+    #: the kernel responsible for this function's change: its own for kernel code, else the
+    #: kernel whose code called it (following the moved callers, before the interpreter)
+    charged_to: str | None = None
 
     @property
     def delta(self) -> float:
         """head - base."""
         return self.head - self.base
+
+
+@dataclass(frozen=True)
+class Charge:
+    """The moved functions one party is responsible for: a kernel (its code and what its code
+    called) or a single function outside every kernel."""
+
+    label: str
+    kernel: bool
+    parts: tuple[Moved, ...]
+
+    @property
+    def delta(self) -> float:
+        """The parts' changes together."""
+        return sum(m.delta for m in self.parts)
+
+    def text(self) -> str:
+        """ "+2.4M in `k` (Numba kernel: +2.3M in `__sin_fma`, +149k in `k (parfor loop)`)"."""
+        if not self.kernel:
+            return _where(self.parts[0])
+        parts = ", ".join(f"{compact(m.delta)} in `{m.label}`" for m in self.parts)
+        return f"{compact(self.delta)} in `{self.label}` (Numba kernel: {parts})"
 
 
 @dataclass(frozen=True)
@@ -62,15 +92,26 @@ class Attribution:
         """The case's relative change of the figure (None without a base)."""
         return self.head_total / self.base_total - 1.0 if self.base_total > 0 else None
 
+    @property
+    def charges(self) -> tuple[Charge, ...]:
+        """The moved functions grouped by who is responsible, largest change first."""
+        groups: dict[tuple[bool, str], list[Moved]] = {}
+        for m in self.moved:
+            key = (True, m.charged_to) if m.charged_to else (False, m.label)
+            groups.setdefault(key, []).append(m)
+        found = [Charge(label, kernel, tuple(ms)) for (kernel, label), ms in groups.items()]
+        return tuple(sorted(found, key=lambda c: (-abs(c.delta), c.label)))
+
     def sentence(self, limit: int = 3) -> str:
-        """One line: the change, the first ``limit`` functions, the kernels unchanged."""
+        """One line: the change, the first ``limit`` charges, the kernels unchanged."""
         change = self.change
         head = f"{change * 100:+.2f}% {self.figure}" if change is not None else self.figure
         if not self.moved:
             return f"{head}: no function moved beyond {self.tolerance:.2%} of the total"
-        parts = [_where(m) for m in self.moved[:limit]]
-        if len(self.moved) > limit:
-            parts.append(f"{len(self.moved) - limit} more")
+        charges = self.charges
+        parts = [c.text() for c in charges[:limit]]
+        if len(charges) > limit:
+            parts.append(f"{len(charges) - limit} more")
         text = f"{head}: {', '.join(parts)}"
         if self.unchanged_kernels:
             names = ", ".join(f"`{k}`" for k in self.unchanged_kernels)
@@ -151,15 +192,39 @@ def attribute(
         if abs(h - b) > limit:
             sign = 1.0 if h > b else -1.0
             caller, entry = _entry(base, head, label, figure, sign)
-            moved.append(Moved(label, b, h, label in kernels, caller, entry))
-        elif label in kernels and (b > 0 or h > 0) and not label.endswith(_RUNTIME):
+            charged = _charged(base, head, label, figure, sign)
+            moved.append(Moved(label, b, h, label in kernels, caller, entry, charged))
+        elif _is_kernel_code(label, kernels) and (b > 0 or h > 0):
             unchanged.append(kernel_of(label))
     moved.sort(key=lambda m: (-abs(m.delta), m.label))
-    still = sorted(set(unchanged) - {kernel_of(m.label) for m in moved if m.kernel})
+    still = sorted(set(unchanged) - {m.charged_to for m in moved if m.charged_to})
     return Attribution(figure, base_total, head_total, tolerance, tuple(moved), tuple(still))
 
 
 _RUNTIME = "(Numba runtime)"
+
+
+def _is_kernel_code(label: str, kernels: frozenset[str]) -> bool:
+    """A kernel's own function (its body, wrappers, parfor loops), not Numba's runtime."""
+    return label in kernels and not label.endswith(_RUNTIME)
+
+
+def _charged(
+    base: FunctionsTable, head: FunctionsTable, label: str, figure: str, sign: float
+) -> str | None:
+    """The kernel responsible for ``label``'s change (see `Moved.charged_to`)."""
+    kernels = base.kernels | head.kernels
+    objects = {**base.objects, **head.objects}
+    chain: list[str] = []
+    current: str | None = label
+    while current is not None and current not in chain:
+        if _is_kernel_code(current, kernels):
+            return kernel_of(current)
+        if is_interpreter(objects.get(current, "")):
+            return None
+        chain.append(current)
+        current = _caller(base, head, current, figure, sign)
+    return None
 
 
 def kernel_of(label: str) -> str:

@@ -54,9 +54,11 @@ class CaseAttribution:
     missing: str = ""
 
     @property
-    def first(self) -> diff.Moved | None:
-        """The function that moved most (None: none moved, or no tables)."""
-        return self.attribution.moved[0] if self.attribution and self.attribution.moved else None
+    def first(self) -> diff.Charge | None:
+        """Who is responsible for the largest change: a kernel (with what its code called) or
+        a function outside the kernels (None: none moved, or no tables)."""
+        charges = self.attribution.charges if self.attribution else ()
+        return charges[0] if charges else None
 
     @property
     def changed_code(self) -> tuple[CodeChange, ...]:
