@@ -235,7 +235,7 @@ def check(kind: str, result: dict) -> list[str]:
     if kind in slowing and not named:
         problems.append("no case named")
     for line in result.get("where", []):
-        first = line.split("**")[1] if "**" in line else ""
+        first = line.split("**")[1].replace("\\", "") if "**" in line else ""  # unescaped
         inside = kind in ("kernel", "alloc")
         if inside != (first == KERNEL_NAME):
             problems.append(f"first named {first!r}: {line}")

@@ -72,8 +72,8 @@ def test_a_kernel_trial_must_name_the_kernel_first() -> None:
     """The first screen's line of a kernel trial names the kernel; of work1, not."""
     g1 = "task=g1_walk, profile=sac_default, path=handwritten, num_envs=2048"
     named = {**_result(1, [g1]), "ratios": {g1: 1.02}}
-    kernel = f"{g1}: **g1_walk_kernel** (Numba kernel) +2.4M cycles"
-    sine = f"{g1}: **__sin_fma** +25.3k cycles"
+    kernel = f"{g1}: **g1\\_walk\\_kernel** (Numba kernel) +2.4M cycles"  # as in report.md
+    sine = f"{g1}: **\\_\\_sin\\_fma** +25.3k cycles"
     assert SIM.check("kernel", {**named, "where": [kernel]}) == []
     assert SIM.check("alloc", {**named, "where": [sine]}) == [f"first named '__sin_fma': {sine}"]
     assert SIM.check("work1", {**named, "where": [sine]}) == []
