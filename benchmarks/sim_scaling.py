@@ -4,7 +4,7 @@ The cases of ``thread_scaling`` at the grid's high end, counted instead of timed
 hot-slice call (``hot_slice.compute``, steps 4 and 5 weighted 1:3 after a warm-up at step 3,
 as ``sim_hot_slice``) at T threads, Numba's pool sized to T whatever the runner's cores, on
 the workqueue layer. Per call the calling thread's counts are the serial work and each
-worker's its share; the model (`perfgate.sim.scaling`) projects E(T) = total work / (T x
+worker's its share; the model (`perfgate.sim.scaling.model`) projects E(T) = total work / (T x
 (serial + largest share)) and the serial share. What the model does not simulate (memory
 bandwidth, NUMA placement, false sharing and coherence, frequency) stays with the wall clock.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from perfgate.sim.scaling_suite import SimScalingBenchmark
+from perfgate.sim.scaling.suite import SimScalingBenchmark
 
 from ._common import NUMBA_PATHS, TASKS, Case
 from .sim_hot_slice import FIRST_STEP, shared_batch

@@ -5,7 +5,7 @@
              model's E(T), serial share and imbalance: the table of docs/sim.md.
     trials   count honest code changes against the unchanged code, each side once, the base
              twice (the second with its layout shifted), and decide them with the gate's rows
-             (`perfgate.sim.compare_scaling`, the project's [tool.perfgate]):
+             (`perfgate.sim.scaling.compare`, the project's [tool.perfgate]):
                serial     the assembled path's ``compute`` makes a NumPy pass over its largest
                           input before the kernel, on every call (--serial-share of the case's
                           one-thread instructions, counted first at T=8 to size it);
@@ -50,13 +50,14 @@ sys.path[:0] = [str(REPO), str(REPO / "perfgate" / "src"), str(REPO / "termplan"
 
 from perfgate.config import parse_config  # noqa: E402
 from perfgate.model import CaseKey, Measurement  # noqa: E402
-from perfgate.sim import harness, threaded  # noqa: E402
+from perfgate.sim import harness  # noqa: E402
+from perfgate.sim.scaling import threaded  # noqa: E402
 from perfgate.sim.child import LAYOUT_VARIABLE  # noqa: E402
 from perfgate.sim.compare import compare_sim  # noqa: E402
-from perfgate.sim.compare_scaling import compare_sim_scaling  # noqa: E402
+from perfgate.sim.scaling.compare import compare_sim_scaling  # noqa: E402
 from perfgate.sim.cost import per_call  # noqa: E402
 from perfgate.sim.figures import FIGURES  # noqa: E402
-from perfgate.sim.scaling import SCALING_FIGURES, ThreadCounts, figures  # noqa: E402
+from perfgate.sim.scaling.model import SCALING_FIGURES, ThreadCounts, figures  # noqa: E402
 
 FAMILY = "sim_scaling.SimScaling"
 WEIGHTS = (1, 3)

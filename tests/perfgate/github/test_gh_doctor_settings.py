@@ -11,7 +11,7 @@ from gh_env import actions_env
 from gh_fake_api import FakeServer
 
 from perfgate import cli
-from perfgate.adopt.doctor_github import github_checks, required_variables
+from perfgate.adopt.doctor.github import github_checks, required_variables
 from perfgate.adopt.report_lines import Level
 
 pytestmark = pytest.mark.subprocess  # git

@@ -25,7 +25,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from perfgate.adopt.doctor import GROUPS, RUN, DoctorOptions, doctor
+from perfgate.adopt.doctor.doctor import GROUPS, RUN, DoctorOptions, doctor
 from perfgate.adopt.report_lines import Level
 from perfgate.errors import UserError
 

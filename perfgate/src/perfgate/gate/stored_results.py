@@ -29,7 +29,7 @@ from perfgate.model import (
 )
 from perfgate.report import render
 from perfgate.sim.compare import compare_sim
-from perfgate.sim.compare_scaling import compare_sim_scaling
+from perfgate.sim.scaling.compare import compare_sim_scaling
 from perfgate.wall import rounds
 from perfgate.wall.compare.compile_times import compile_times
 from perfgate.wall.compare.efficiency import compare_efficiency

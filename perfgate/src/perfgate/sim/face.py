@@ -12,7 +12,7 @@ from perfgate.settings import GateSettings
 from perfgate.sim.attribution.findings import ATTRIBUTION, attribute_rows
 from perfgate.sim.attribution.sides import KeptSide
 from perfgate.sim.compare import compare_sim
-from perfgate.sim.compare_scaling import compare_sim_scaling
+from perfgate.sim.scaling.compare import compare_sim_scaling
 from perfgate.sim.phase import SimMeasured, run_sim_phase
 
 #: One line for the report: what the simulator cannot see.
@@ -45,7 +45,7 @@ class Simulator:
         self, measured: SimMeasured, config: GateConfig, calibration: Calibration
     ) -> Findings:
         """One count a side, refused where the base's counts disagree; the scaling family's
-        cases (`perfgate.sim.compare_scaling`) give their E(T) and serial-share rows."""
+        cases (`perfgate.sim.scaling.compare`) give their E(T) and serial-share rows."""
         m = measured
         rows = compare_sim(m.base, m.head, m.base_again, config, calibration.checks)
         rows += compare_sim_scaling(m.base, m.head, m.base_again, config)

@@ -29,7 +29,7 @@ from perfgate.sim.attribution.sides import KeptSide, load_side
 from perfgate.sim.child import LAYOUT_VARIABLE
 from perfgate.sim.figures import DECISIVE
 from perfgate.sim.harness import PREPARE_DONE, PREPARE_ONLY, PREPARE_VARIABLE
-from perfgate.sim.scaling import SCALING_DECISIVE
+from perfgate.sim.scaling.model import SCALING_DECISIVE
 
 #: (side, folder) of the three runs; the folder names have one length on purpose
 RUNS = (("base", "sim-base-1"), ("head", "sim-head-1"), ("base", "sim-base-2"))

@@ -9,8 +9,8 @@ import pytest
 from adopt_project import fake_finder, git, make_project
 
 from perfgate import cli
-from perfgate.adopt import doctor as doctor_module
-from perfgate.adopt.doctor import DoctorOptions, doctor
+from perfgate.adopt.doctor import doctor as doctor_module
+from perfgate.adopt.doctor.doctor import DoctorOptions, doctor
 from perfgate.adopt.init import InitOptions, init
 from perfgate.adopt.report_lines import Level
 
@@ -104,7 +104,7 @@ def test_the_sim_instrument_needs_valgrind(
         "instruments = ['wall']", "instruments = ['wall', 'sim']"
     ))  # fmt: skip
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no valgrind, no git either
-    from perfgate.adopt.doctor_project import instrument_checks
+    from perfgate.adopt.doctor.project import instrument_checks
 
     (finding,) = instrument_checks(None, repo)
     assert finding.level is Level.PROBLEM and "valgrind cannot run" in finding.what

@@ -1,4 +1,4 @@
-"""perfgate.sim.scaling_suite: the scaling family's asv face (figures, version, skips)."""
+"""perfgate.sim.scaling.suite: the scaling family's asv face (figures, version, skips)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from perfgate.sim import scaling_suite, suite
-from perfgate.sim.scaling import SCALING_DECISIVE, SCALING_FIGURES
+from perfgate.sim import suite
+from perfgate.sim.scaling import suite as scaling_suite
+from perfgate.sim.scaling.model import SCALING_DECISIVE, SCALING_FIGURES
 
 
 class Toy(scaling_suite.SimScalingBenchmark):
@@ -66,7 +67,7 @@ def test_asv_discovers_the_family_but_never_the_imported_base(
     bench.mkdir()
     (bench / "__init__.py").write_text("")
     (bench / "sim_toy.py").write_text(
-        "from perfgate.sim.scaling_suite import SimScalingBenchmark\n\n"
+        "from perfgate.sim.scaling.suite import SimScalingBenchmark\n\n"
         "class SimToy(SimScalingBenchmark):\n"
         "    params = ([8, 64],)\n"
         "    param_names = ('threads',)\n"

@@ -1,4 +1,4 @@
-"""perfgate.sim.threaded: per-thread dumps read back (fixture dumps of a real per-thread run,
+"""perfgate.sim.scaling.threaded: per-thread dumps read back (fixture dumps of a real per-thread run,
 valgrind 3.19), and one real small run of a parallel Numba case under callgrind."""
 
 from __future__ import annotations
@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from perfgate.sim import callgrind, harness, scaling, threaded
+from perfgate.sim import callgrind, harness
+from perfgate.sim.scaling import model as scaling
+from perfgate.sim.scaling import threaded
 from perfgate.sim.cost import Events
 
-THREADS = Path(__file__).parents[1] / "data" / "callgrind" / "threads"
+THREADS = Path(__file__).parents[2] / "data" / "callgrind" / "threads"
 
 
 def test_a_dump_leaving_out_trailing_zero_counts_pads_them() -> None:
@@ -71,7 +73,7 @@ SUITE = textwrap.dedent(
     import numba
     import numpy as np
 
-    from perfgate.sim.scaling_suite import SimScalingBenchmark
+    from perfgate.sim.scaling.suite import SimScalingBenchmark
 
 
     @numba.njit(parallel=True, cache=True)

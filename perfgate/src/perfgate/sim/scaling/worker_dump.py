@@ -7,7 +7,7 @@ can therefore not end a worker's interval. This module compiles one small parall
 whose ``prange`` over the pool's active thread count issues the dump request once per
 iteration: with Numba's workqueue layer a parallel loop of T iterations on T threads is one
 task per worker queue, so each active worker dumps its own counts exactly once (the harness
-checks that T distinct threads dumped, `perfgate.sim.threaded`).
+checks that T distinct threads dumped, `perfgate.sim.scaling.threaded`).
 
 The kernel calls the request code of `perfgate.sim.client` through a ctypes function pointer,
 which Numba cannot cache: it compiles in the measured process (a few seconds, uninstrumented,

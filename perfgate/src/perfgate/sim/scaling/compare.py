@@ -1,7 +1,7 @@
 """Rows of the simulated scaling family (pure): projected E(T) and serial share, head vs base.
 
-A case of a `perfgate.sim.scaling_suite.SimScalingBenchmark` family (T threads, counted per
-thread under callgrind; `perfgate.sim.scaling`) gives two rows, each from one count per side:
+A case of a `perfgate.sim.scaling.suite.SimScalingBenchmark` family (T threads, counted per
+thread under callgrind; `perfgate.sim.scaling.model`) gives two rows, each from one count per side:
 
 * **E(T)**, the projected parallel efficiency; higher is better, so the row's ratio is
   base/head (above 1: the efficiency dropped by that factor);

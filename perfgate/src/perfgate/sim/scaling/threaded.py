@@ -3,7 +3,7 @@
 worker's (`perfgate.sim.scaling.ThreadCounts`).
 
 As `perfgate.sim.harness` (same stages, same deterministic environment, same JIT target), with
-three differences in the measured process (`perfgate.sim.thread_child`):
+three differences in the measured process (`perfgate.sim.scaling.thread_child`):
 
 * Numba's pool has ``pool`` threads (``NUMBA_NUM_THREADS``, whatever the machine's cores: a
   thread count the runner does not have is counted all the same, valgrind running one thread
@@ -29,9 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from perfgate.sim import callgrind, child, harness, target, thread_child, worker_dump
+from perfgate.sim import callgrind, child, harness, target
+from perfgate.sim.scaling import thread_child, worker_dump
 from perfgate.sim.cost import Events
-from perfgate.sim.scaling import ThreadCounts
+from perfgate.sim.scaling.model import ThreadCounts
 
 _THREAD = re.compile(r"^thread: (\d+)$", re.MULTILINE)
 
@@ -123,7 +124,7 @@ def measure(
     child_env = measured_environment(base_env, jit, pool)
     with tempfile.TemporaryDirectory(prefix="perfgate-simt-") as tmp:
         work = Path(tmp)
-        argv = [python, "-m", "perfgate.sim.thread_child", str(work / "spec.json")]
+        argv = [python, "-m", "perfgate.sim.scaling.thread_child", str(work / "spec.json")]
         document = harness._spec_document(spec, work / "status.json")
         (work / "spec.json").write_text(json.dumps(document))
         if stage is not harness.Stage.COUNT:

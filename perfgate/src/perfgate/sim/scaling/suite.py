@@ -1,5 +1,5 @@
 """An asv base class for simulated thread-scaling families: per-thread counts at T threads,
-stored as the model's figures (`perfgate.sim.scaling`), ordinary asv results.
+stored as the model's figures (`perfgate.sim.scaling.model`), ordinary asv results.
 
 A project writes one subclass per family (see ``benchmarks/sim_scaling.py``)::
 
@@ -14,7 +14,7 @@ A project writes one subclass per family (see ``benchmarks/sim_scaling.py``)::
         def sim_case(task, path, num_envs, threads):
             ...                 # build the case at ``threads`` (never counted), one call of it
 
-``setup_cache`` runs `perfgate.sim.threaded` once per asv run: one native pass, one valgrind
+``setup_cache`` runs `perfgate.sim.scaling.threaded` once per asv run: one native pass, one valgrind
 process counting every selected case per thread, Numba's pool sized to the largest selected
 thread count (``threads``, whatever the runner's cores) on the workqueue layer. The
 ``track_*`` benchmarks of `perfgate.sim.scaling.SCALING_FIGURES` read each case's projected
@@ -40,9 +40,11 @@ from typing import Any, ClassVar
 from asv_runner.benchmarks.mark import SkipNotImplemented
 
 from perfgate.errors import UserError
-from perfgate.sim import harness, scaling, suite, threaded
+from perfgate.sim import harness, suite
+from perfgate.sim.scaling import model as scaling
+from perfgate.sim.scaling import threaded
 
-_MEASURING = ("scaling", "scaling_suite", "threaded", "thread_child", "worker_dump")
+_MEASURING = ("model", "suite", "threaded", "thread_child", "worker_dump")
 
 
 def scaling_version(target_mode: str, valgrind: str, weights: Sequence[int], warmup: int) -> str:

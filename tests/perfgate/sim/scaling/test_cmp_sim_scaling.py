@@ -1,4 +1,4 @@
-"""perfgate.sim.compare_scaling: projected E(T) and serial share from one count per
+"""perfgate.sim.scaling.compare: projected E(T) and serial share from one count per
 side, the determinism refusal, and a drop the projected time explains."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from perfgate.config import parse_config
 from perfgate.model import CaseComparison, CaseKey, Measurement, Reason
 from perfgate.sim.compare import compare_sim
-from perfgate.sim.compare_scaling import compare_sim_scaling
+from perfgate.sim.scaling.compare import compare_sim_scaling
 from perfgate.verdict import CaseVerdict
 
 FAMILY = "sim_scaling.SimScaling"

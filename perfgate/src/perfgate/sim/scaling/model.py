@@ -132,7 +132,7 @@ def project(
 def figures(calls: Sequence[ThreadCounts], weights: Sequence[int]) -> dict[str, float]:
     """What a scaling family stores per case: the cycle-weighted figures, and the
     efficiency and serial share of instructions alone (``*_instructions``: they do not
-    move with where data lie, see `perfgate.sim.compare_scaling`)."""
+    move with where data lie, see `perfgate.sim.scaling.compare`)."""
     by_cycles = project(calls, weights, "cycles").figures()
     by_instructions = project(calls, weights, "instructions").figures()
     return {

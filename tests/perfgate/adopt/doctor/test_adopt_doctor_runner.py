@@ -6,11 +6,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from perfgate.adopt.doctor_runner import runner_checks
+from perfgate.adopt.doctor.runner import runner_checks
 from perfgate.adopt.report_lines import Level
 from perfgate.config import GateConfig
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "machine"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "machine"))
 from fake_sysfs import build_root
 
 

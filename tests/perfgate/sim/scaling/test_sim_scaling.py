@@ -1,11 +1,11 @@
-"""perfgate.sim.scaling: the projection of per-thread counts, on known values."""
+"""perfgate.sim.scaling.model: the projection of per-thread counts, on known values."""
 
 from __future__ import annotations
 
 import pytest
 
 from perfgate.sim.cost import Events
-from perfgate.sim.scaling import Scaling, ThreadCounts, figures, project
+from perfgate.sim.scaling.model import Scaling, ThreadCounts, figures, project
 
 
 def counts(serial: int, *workers: int) -> ThreadCounts:

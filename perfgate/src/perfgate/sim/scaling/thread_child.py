@@ -1,9 +1,9 @@
-"""The measured process of a scaling family: ``python -m perfgate.sim.thread_child SPEC.json``.
+"""The measured process of a scaling family: ``python -m perfgate.sim.scaling.thread_child SPEC.json``.
 
 As `perfgate.sim.child`, with each measured call counted per thread (callgrind's
 ``--separate-threads=yes``): after the call the calling thread dumps its counts under the
 call's name (`child.dump_name`) and every active worker of Numba's pool dumps its own under
-`worker_dump_name` (`perfgate.sim.worker_dump`). A client request dumps and zeroes only the
+`worker_dump_name` (`perfgate.sim.scaling.worker_dump`). A client request dumps and zeroes only the
 issuing thread's counts, so the sequence is, per case::
 
     instrumentation on, warm-up calls,
@@ -30,7 +30,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from perfgate.sim import child, client, worker_dump
+from perfgate.sim import child, client
+from perfgate.sim.scaling import worker_dump
 
 #: the name of a call's workers' dumps, and of the discarded dump of their warm-up
 WORKERS_SUFFIX = "workers"

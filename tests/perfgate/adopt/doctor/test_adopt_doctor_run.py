@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from adopt_project import make_project
 
-from perfgate.adopt.doctor import RUN, DoctorOptions, doctor
-from perfgate.adopt.doctor_run import broken_findings, budget_findings
+from perfgate.adopt.doctor.doctor import RUN, DoctorOptions, doctor
+from perfgate.adopt.doctor.run import broken_findings, budget_findings
 from perfgate.adopt.probe import Probe
 from perfgate.adopt.report_lines import Level
 from perfgate.config import GateConfig

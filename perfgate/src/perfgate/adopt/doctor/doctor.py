@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from perfgate import git
-from perfgate.adopt import doctor_project as project_checks
-from perfgate.adopt.doctor_github import RepositorySettings, github_checks
-from perfgate.adopt.doctor_run import run_checks
-from perfgate.adopt.doctor_runner import runner_checks
+from perfgate.adopt.doctor import project as project_checks
+from perfgate.adopt.doctor.github import RepositorySettings, github_checks
+from perfgate.adopt.doctor.run import run_checks
+from perfgate.adopt.doctor.runner import runner_checks
 from perfgate.adopt.init import asv_discover_suite
 from perfgate.adopt.probe import Prober, run_probe
 from perfgate.adopt.report_lines import Finding, note
