@@ -51,12 +51,12 @@ sys.path[:0] = [str(REPO), str(REPO / "perfgate" / "src"), str(REPO / "termplan"
 from perfgate.config import parse_config  # noqa: E402
 from perfgate.model import CaseKey, Measurement  # noqa: E402
 from perfgate.sim import harness  # noqa: E402
-from perfgate.sim.scaling import threaded  # noqa: E402
 from perfgate.sim.child import LAYOUT_VARIABLE  # noqa: E402
 from perfgate.sim.compare import compare_sim  # noqa: E402
-from perfgate.sim.scaling.compare import compare_sim_scaling  # noqa: E402
 from perfgate.sim.cost import per_call  # noqa: E402
 from perfgate.sim.figures import FIGURES  # noqa: E402
+from perfgate.sim.scaling import threaded  # noqa: E402
+from perfgate.sim.scaling.compare import compare_sim_scaling  # noqa: E402
 from perfgate.sim.scaling.model import SCALING_FIGURES, ThreadCounts, figures  # noqa: E402
 
 FAMILY = "sim_scaling.SimScaling"

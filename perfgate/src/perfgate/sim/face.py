@@ -12,8 +12,8 @@ from perfgate.settings import GateSettings
 from perfgate.sim.attribution.findings import ATTRIBUTION, attribute_rows
 from perfgate.sim.attribution.sides import KeptSide
 from perfgate.sim.compare import compare_sim
-from perfgate.sim.scaling.compare import compare_sim_scaling
 from perfgate.sim.phase import SimMeasured, run_sim_phase
+from perfgate.sim.scaling.compare import compare_sim_scaling
 
 #: One line for the report: what the simulator cannot see.
 SIM_BLIND = (

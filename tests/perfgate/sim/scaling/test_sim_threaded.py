@@ -1,4 +1,5 @@
-"""perfgate.sim.scaling.threaded: per-thread dumps read back (fixture dumps of a real per-thread run,
+"""perfgate.sim.scaling.threaded: per-thread dumps read back (fixture dumps of a real
+per-thread run,
 valgrind 3.19), and one real small run of a parallel Numba case under callgrind."""
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from perfgate.sim import callgrind, harness
+from perfgate.sim.cost import Events
 from perfgate.sim.scaling import model as scaling
 from perfgate.sim.scaling import threaded
-from perfgate.sim.cost import Events
 
 THREADS = Path(__file__).parents[2] / "data" / "callgrind" / "threads"
 

@@ -14,7 +14,8 @@ A project writes one subclass per family (see ``benchmarks/sim_scaling.py``)::
         def sim_case(task, path, num_envs, threads):
             ...                 # build the case at ``threads`` (never counted), one call of it
 
-``setup_cache`` runs `perfgate.sim.scaling.threaded` once per asv run: one native pass, one valgrind
+``setup_cache`` runs `perfgate.sim.scaling.threaded` once per asv run: one native pass, one
+valgrind
 process counting every selected case per thread, Numba's pool sized to the largest selected
 thread count (``threads``, whatever the runner's cores) on the workqueue layer. The
 ``track_*`` benchmarks of `perfgate.sim.scaling.SCALING_FIGURES` read each case's projected

@@ -1,4 +1,5 @@
-"""The measured process of a scaling family: ``python -m perfgate.sim.scaling.thread_child SPEC.json``.
+"""The measured process of a scaling family:
+``python -m perfgate.sim.scaling.thread_child SPEC.json``.
 
 As `perfgate.sim.child`, with each measured call counted per thread (callgrind's
 ``--separate-threads=yes``): after the call the calling thread dumps its counts under the

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from perfgate.sim import callgrind, child, harness, target
-from perfgate.sim.scaling import thread_child, worker_dump
 from perfgate.sim.cost import Events
+from perfgate.sim.scaling import thread_child, worker_dump
 from perfgate.sim.scaling.model import ThreadCounts
 
 _THREAD = re.compile(r"^thread: (\d+)$", re.MULTILINE)
