@@ -7,8 +7,10 @@ counted 1.001 ("same") for a slowdown of +6.4% the wall clock estimated (CI 1.03
 Valgrind cannot be hidden, so neither instrument is trusted blindly:
 
 * the instruments *disagree* on a case where the wall clock's estimate of its single-thread
-  twin is beyond that row's threshold while the simulator compared the case and did not find
-  it slower (unchanged or faster);
+  twin is beyond that row's threshold, with its confidence interval above 1 (the wall clock
+  sees a slowdown, not scatter: an A/A run's noisy 1.051, CI 0.864-1.079, on this VM made
+  ``make gate`` an ERROR), while the simulator compared the case and did not find it slower
+  (unchanged or faster);
 * such a case is undecided: a blocking one is an ERROR finding (the gate fails closed, exit 3,
   unless a stable regression elsewhere makes the run a REGRESSION), naming both figures, and
   its simulator row does not count as having seen the wall case
@@ -32,11 +34,12 @@ _SAME = frozenset({CaseVerdict.UNCHANGED, CaseVerdict.IMPROVED})
 
 
 def disagree(wall: CaseComparison | None, sim: CaseComparison | None) -> bool:
-    """True when ``wall``'s estimate is beyond its threshold and ``sim`` (its twin) compared
-    both sides and found the case not slower (see the module)."""
-    if wall is None or sim is None or wall.ratio is None:
+    """True when ``wall``'s estimate is beyond its threshold with its CI above 1 and ``sim``
+    (its twin) compared both sides and found the case not slower (see the module)."""
+    if wall is None or sim is None or wall.ratio is None or wall.ci_low is None:
         return False
-    return wall.ratio > 1.0 + wall.threshold and sim.verdict in _SAME
+    slower = wall.ratio > 1.0 + wall.threshold and wall.ci_low > 1.0
+    return slower and sim.verdict in _SAME
 
 
 @dataclass(frozen=True)

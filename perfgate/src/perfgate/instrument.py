@@ -49,6 +49,9 @@ class Bench:
     #: an instrument that records where the run's minutes went
     started: float = 0.0
     parity: tuple[str, float | None] = ("", None)
+    #: seconds the instruments measured before this one took (the sim phase before the wall
+    #: clock): outside the wall clock's budget, which counts set-up, parity and its rounds
+    others_s: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,9 +15,12 @@ from perfgate.asv import side_run
 from perfgate.config import GateConfig
 from perfgate.formats.benchmarks_json import parse_benchmarks
 from perfgate.gate import run as gate
+from perfgate.instrument import Bench, Calibration
 from perfgate.model import CaseKey, Round
+from perfgate.progress import Progress
 from perfgate.settings import GateOptions, GateSettings
 from perfgate.wall import measure, sampling
+from perfgate.wall.face import budget_start
 
 HOT = CaseKey("hot.T.time_run")
 COMPILE = CaseKey("compile_time.T.track_s")
@@ -189,3 +193,15 @@ def test_extra_rounds_end_where_the_whole_runs_budget_ends(tmp_path: Path) -> No
     assert m.extra_round(log, todo) == (HOT,)  # 15 s left: a 10 s round fits
     m.run_started = measure.time.monotonic() - budget + measure.FINISH_S + 5.0
     assert m.extra_round(log, todo) == ()  # 5 s left: it does not
+
+
+def test_the_wall_clocks_budget_starts_with_the_run_less_the_other_instruments(
+    tmp_path: Path,
+) -> None:
+    """Set-up and parity count against the budget; the sim phase measured before the wall
+    clock does not (it comes on top): the budget's start moves on by its seconds."""
+    m = _measurer(tmp_path, Sides())
+    bench = Bench(m.settings, Calibration(), None, print, Progress(print), started=100.0)
+    assert budget_start(bench) == 100.0
+    assert budget_start(replace(bench, others_s=204.0)) == 304.0
+    assert budget_start(replace(bench, started=0.0)) is None

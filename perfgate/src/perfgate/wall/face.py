@@ -57,7 +57,7 @@ class WallClock:
         """Main rounds, extra rounds for undecided cases, then confirmation."""
         runner = _announced(bench.seams.side_runner, bench.ticker)
         measurer = measure.Measurer(bench.settings, bench.fingerprint, runner)
-        measurer.run_started = bench.started or None
+        measurer.run_started = budget_start(bench)
         floors = bench.calibration.floors
         measured = measure.measure(measurer, floors, bench.log)
         _write_timeline(bench, measurer)
@@ -102,6 +102,12 @@ def _notes(m: Measured, budget_s: float) -> tuple[str, ...]:
     if m.budget_exhausted:
         rounds += f"; the {budget_s / 60:.1f}-minute budget ran out with cases undecided"
     return rounds, "samples: " + ", ".join(str(p) for p in m.sample_files)
+
+
+def budget_start(bench: Bench) -> float | None:
+    """When the wall clock's budget began (monotonic): the run's start, moved on by the
+    seconds the instruments measured before it took (None: the run's start is not known)."""
+    return bench.started + bench.others_s if bench.started else None
 
 
 def _write_timeline(bench: Bench, measurer: measure.Measurer) -> None:

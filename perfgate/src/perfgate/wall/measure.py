@@ -59,9 +59,9 @@ class Measurer:
     case_attributes: dict[CaseKey, dict[str, str]] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
     deadline: float | None = None
-    #: when the whole gate run began (monotonic; None: this measurer's start): the optional
-    #: extra rounds stop where the run's budget ends, so set-up, parity and the instruments
-    #: measured before the wall clock count against ``budget_s`` too
+    #: when the gate run began (monotonic; None: this measurer's start), less the seconds
+    #: other instruments measured: the optional extra rounds stop where the run's budget
+    #: ends, so set-up and parity count against ``budget_s`` too (the sim phase does not)
     run_started: float | None = None
     #: every round's wall time, the seconds asv recorded for its cases and its asv runs
     round_times: list[RoundTime] = field(default_factory=list)
