@@ -8,11 +8,14 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import pytest
 from golden_check import check_golden
 
 from perfgate.config_files import load_config
 from perfgate.gate.decide import decide
+from perfgate.gate.publish import replace_reports
 from perfgate.model import CaseComparison, CaseKey
+from perfgate.report.attribution import artifact_files
 from perfgate.report.render import Report, render_html, render_markdown
 from perfgate.sim.attribution.findings import CaseAttribution, attribute_rows
 from perfgate.sim.attribution.sides import KeptSide
@@ -131,3 +134,67 @@ def test_golden_first_screen_names_where_each_case_moved() -> None:
     check_golden(GOLDEN / "attribution_glance.md", markdown)
     check_golden(GOLDEN / "attribution_glance.html", html)
     assert "numpy" not in markdown
+
+
+def test_the_html_report_draws_each_cases_flame_graph_and_names_its_files() -> None:
+    """Each attributed case with tables gets its differential flame graph inline (the SVG,
+    not escaped text) and links to its files next to the report; the files are what the
+    publisher writes: the flame graph and the diffs of a kernel whose code changed."""
+    found = _attributions()
+    html = render_html(_report(found))
+    assert html.count('<svg xmlns="http://www.w3.org/2000/svg" class="flame"') == 2
+    files = artifact_files(found)
+    assert set(files) == {
+        "attribution/01-g1-assembled/flame.svg",
+        "attribution/01-g1-assembled/motion_kernel.s.diff",
+        "attribution/02-g1-handwritten/flame.svg",
+    }
+    assert '<a href="attribution/01-g1-assembled/motion_kernel.s.diff">' in html
+    assert "Files next to this report: attribution/01-g1-assembled/flame.svg" in (
+        render_markdown(_report(found)).replace("\\", "")
+    )
+
+
+def test_the_publisher_writes_the_cases_files_and_moves_them_aside_with_the_report(
+    tmp_path: Path,
+) -> None:
+    """``replace_reports`` writes each attributed case's files under ``attribution/`` beside
+    the report; the next report moves them to ``previous/<time>/`` with the report files, so
+    nothing is overwritten and no stale flame graph sits beside a newer report."""
+    found = _attributions()
+    report = _report(found)
+    replace_reports(tmp_path, report, render_markdown(report))
+    flame = tmp_path / "attribution" / "01-g1-assembled" / "flame.svg"
+    assert flame.read_text().startswith("<svg")
+    assert (tmp_path / "attribution" / "01-g1-assembled" / "motion_kernel.s.diff").is_file()
+    replace_reports(tmp_path, report, render_markdown(report))
+    (previous,) = (tmp_path / "previous").iterdir()
+    assert (previous / "attribution" / "01-g1-assembled" / "flame.svg").is_file()
+    assert flame.is_file() and (previous / "report.md").is_file()
+
+
+@pytest.mark.slow
+@pytest.mark.subprocess
+def test_the_reports_flame_graphs_render_in_chromium(tmp_path: Path) -> None:
+    """The HTML report as written, opened in headless Chromium with its flame graphs'
+    details open: each graph is drawn (frames of positive width inside its box)."""
+    import browser
+
+    found = _attributions()
+    page = tmp_path / "report.html"
+    page.write_text(render_html(_report(found)))
+    with browser.session(1280, 800) as chromium:
+        chromium.open(page.as_uri())
+        graphs = chromium.run(
+            "document.querySelectorAll('details').forEach(d => d.open = true);"
+            "return Array.from(document.querySelectorAll('svg.flame')).map(s => {"
+            "  const b = s.getBoundingClientRect();"
+            "  const r = Array.from(s.querySelectorAll('rect'))"
+            "    .map(e => e.getBoundingClientRect().width);"
+            "  return {width: b.width, rects: r}; });"
+        )
+        chromium.screenshot(browser.screenshot_dir(tmp_path) / "report-flames.png")
+    assert len(graphs) == 2
+    for graph in graphs:
+        assert graph["width"] > 0 and graph["rects"]
+        assert max(graph["rects"]) > 0 and max(graph["rects"]) <= graph["width"] + 0.5

@@ -104,9 +104,15 @@ def check_digest(report_dir: Path, expected: str) -> None:
         )
 
 
+#: Folders a report writes beside its files (the attributed sim cases' flame graphs and
+#: kernel code diffs), archived with them.
+REPORT_FOLDERS = ("attribution",)
+
+
 def archive_previous(folder: Path) -> None:
-    """Move an earlier report in ``folder`` to ``previous/<UTC time>/``."""
-    existing = [folder / n for n in REPORT_FILES if (folder / n).exists()]
+    """Move an earlier report in ``folder`` (its files and `REPORT_FOLDERS`) to
+    ``previous/<UTC time>/``."""
+    existing = [folder / n for n in (*REPORT_FILES, *REPORT_FOLDERS) if (folder / n).exists()]
     if not existing:
         return
     stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TextIO
 
 from perfgate import acceptance as acceptance_mod
-from perfgate.atomic import write_json_atomic
+from perfgate.atomic import write_json_atomic, write_text_atomic
 from perfgate.formats import report_files
 from perfgate.formats.report_files import ReportFiles
 from perfgate.github import (
@@ -34,7 +34,7 @@ from perfgate.github import (
     marker_for,
     status_description,
 )
-from perfgate.report import render
+from perfgate.report import attribution, render
 from perfgate.retry import RetryPolicy
 from perfgate.secrets import Redactor, redact_env
 from perfgate.verdict import EXIT_ERROR, EXIT_OK, CommitState, GateVerdict, state_for
@@ -44,13 +44,17 @@ REGRESSION = GateVerdict.REGRESSION.json_name
 
 
 def write_reports(folder: Path, report: render.Report, markdown: str) -> str:
-    """Write report.md, report.html and verdict.json as new files, redacted; return the
-    report digest (`perfgate.formats.report_files`)."""
+    """Write report.md, report.html and verdict.json as new files, redacted, and the
+    attributed sim cases' files (flame graphs, kernel code diffs) in ``attribution/``;
+    return the report digest (`perfgate.formats.report_files`)."""
     redactor = Redactor.from_env(os.environ)
     html = redactor.text(render.render_html(report))
     document = render.verdict_json(report)
     verdict = redactor.value(document, keep=report_files.field_names(document))
-    return report_files.write_reports(folder, redactor.text(markdown), html, verdict)
+    digest = report_files.write_reports(folder, redactor.text(markdown), html, verdict)
+    for name, text in attribution.artifact_files(report.attribution).items():
+        write_text_atomic(folder / name, redactor.text(text))  # makes its folder
+    return digest
 
 
 def replace_reports(folder: Path, report: render.Report, markdown: str) -> str:

@@ -9,14 +9,19 @@ come from the head's code: untrusted text).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from markupsafe import Markup
 
 from perfgate.sim.attribution.diff import Moved, compact
 from perfgate.sim.attribution.findings import CaseAttribution
 
 #: functions listed per case (the rest are counted)
 LIMIT = 8
+#: the folder next to the report that holds the attributed cases' files
+ARTIFACTS = "attribution"
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,11 @@ class AttributionView:
     #: why the case has no attribution (state "missing")
     missing: str
     tolerance: str
+    #: the differential flame graph, inline SVG (drawn by `perfgate.sim.attribution.flame`,
+    #: which escapes every name; empty: none)
+    flame: Markup = field(default_factory=Markup)
+    #: the files written next to the report for this case (paths relative to it)
+    files: tuple[str, ...] = ()
 
 
 def _function(m: Moved) -> FunctionLine:
@@ -95,8 +105,23 @@ def _case(found: CaseAttribution) -> str:
     return f"{family}({params})" if params else family
 
 
-def view(found: CaseAttribution) -> AttributionView:
-    """One case's view (see the module)."""
+def folder_of(index: int, found: CaseAttribution) -> str:
+    """The folder of a case's files next to the report: ``attribution/<n>-<case>``."""
+    params = "-".join(str(value) for _name, value in found.key.params) or "case"
+    return f"{ARTIFACTS}/{index + 1:02d}-{re.sub(r'[^A-Za-z0-9_.=+-]+', '_', params)[:120]}"
+
+
+def files_of(index: int, found: CaseAttribution) -> dict[str, str]:
+    """The files of one attributed case, by path relative to the report folder: its flame
+    graph (``flame.svg``) and the assembly and IR diffs of each kernel whose code differs."""
+    folder = folder_of(index, found)
+    files = {f"{folder}/flame.svg": found.flame} if found.flame else {}
+    files.update({f"{folder}/{name}": text for name, text in found.diffs})
+    return files
+
+
+def view(found: CaseAttribution, index: int = 0) -> AttributionView:
+    """One case's view (see the module); ``index``: its place in the report's list."""
     a = found.attribution
     change = a.change if a is not None else None
     first = found.first
@@ -116,9 +141,19 @@ def view(found: CaseAttribution) -> AttributionView:
         kernels=_kernels(found),
         missing=found.missing,
         tolerance=f"{a.tolerance:.2%}" if a is not None else "",
+        flame=Markup(found.flame),  # trusted: drawn by flame.render, names escaped
+        files=tuple(files_of(index, found)),
     )
 
 
 def views(found: Sequence[CaseAttribution]) -> list[AttributionView]:
     """Every attributed case's view, in the compare stage's order (blocking first)."""
-    return [view(f) for f in found]
+    return [view(f, i) for i, f in enumerate(found)]
+
+
+def artifact_files(found: Sequence[CaseAttribution]) -> dict[str, str]:
+    """Every attributed case's files (`files_of`), for the publisher to write."""
+    files: dict[str, str] = {}
+    for i, f in enumerate(found):
+        files.update(files_of(i, f))
+    return files

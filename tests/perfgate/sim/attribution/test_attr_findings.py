@@ -79,6 +79,9 @@ def test_a_kernel_change_names_the_kernel_and_its_code_difference(tmp_path: Path
     (change,) = found.changed_code
     assert change.kernel == "motion_kernel"
     assert "packed 1 -> 0" in change.what() and "calls 0 -> 1" in change.what()
+    names = [name for name, _text in found.diffs]
+    assert names[0] == "motion_kernel.s.diff" and "+" in found.diffs[0][1]
+    assert found.flame.startswith("<svg") and "motion_kernel" in found.flame
 
 
 def test_a_side_without_the_case_is_missing_never_unchanged(tmp_path: Path) -> None:

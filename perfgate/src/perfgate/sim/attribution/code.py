@@ -19,6 +19,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 _COUNTER = re.compile(r"B(\d+)v\d+")
@@ -173,3 +174,25 @@ def unified(base: str, head: str, name: str) -> str:
         f"head/{name}",
     )
     return "".join(lines)
+
+
+#: (assembly, LLVM IR) of one kernel
+Texts = tuple[str, str]
+
+
+def compare_all(
+    before: Mapping[str, Texts], after: Mapping[str, Texts], names: Iterable[str]
+) -> tuple[tuple[CodeChange, ...], tuple[tuple[str, str], ...]]:
+    """Each kernel of ``names`` compiled on either side, compared; and (file name, unified
+    diff) of the assembly (``.s.diff``) and IR (``.ll.diff``) of each whose code differs."""
+    changes, diffs = [], []
+    for kernel in sorted(set(names) & (set(before) | set(after))):
+        change = compare(kernel, before.get(kernel), after.get(kernel))
+        changes.append(change)
+        if change.changed and kernel in before and kernel in after:
+            stem = re.sub(r"[^A-Za-z0-9_.=+-]+", "_", kernel)[:200]
+            for i, suffix in enumerate((".s", ".ll")):
+                text = unified(before[kernel][i], after[kernel][i], stem + suffix)
+                if text:
+                    diffs.append((f"{stem}{suffix}.diff", text))
+    return tuple(changes), tuple(diffs)

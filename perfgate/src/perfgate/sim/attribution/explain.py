@@ -123,18 +123,10 @@ def compare_code(
     """The code of every kernel the case ran (``kernels``: its table's kernel labels) on
     both sides; the diffs of one whose machine code differs written into ``out/code``."""
     before, after = sides.code_texts(base), sides.code_texts(head)
-    ran = {k.split(" (")[0] for k in kernels}
-    changes = []
-    for kernel in sorted(ran & (set(before) | set(after))):
-        change = code.compare(kernel, before.get(kernel), after.get(kernel))
-        changes.append(change)
-        if change.changed and kernel in before and kernel in after:
-            stem = keep.case_slug((kernel,))
-            for i, suffix in enumerate((".s", ".ll")):
-                text = code.unified(before[kernel][i], after[kernel][i], stem + suffix)
-                if text:
-                    write_text_atomic(out / "code" / f"{stem}{suffix}.diff", text)
-    return tuple(changes)
+    changes, diffs = code.compare_all(before, after, {k.split(" (")[0] for k in kernels})
+    for name, text in diffs:
+        write_text_atomic(out / "code" / name, text)
+    return changes
 
 
 def explain(

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from perfgate.model import CaseComparison, CaseKey
-from perfgate.sim.attribution import code, diff, keep
+from perfgate.sim.attribution import code, diff, flame, keep
 from perfgate.sim.attribution.code import CodeChange
 from perfgate.sim.attribution.sides import KeptSide
 from perfgate.sim.attribution.table import FIGURES, FunctionsTable
@@ -52,6 +52,10 @@ class CaseAttribution:
     attribution: diff.Attribution | None = None
     code: tuple[CodeChange, ...] = ()
     missing: str = ""
+    #: the differential flame graph of the deciding figure (SVG text; empty: no tables)
+    flame: str = ""
+    #: (file name, unified diff) of the assembly and IR of each kernel whose code differs
+    diffs: tuple[tuple[str, str], ...] = ()
 
     @property
     def first(self) -> diff.Charge | None:
@@ -91,15 +95,12 @@ def _missing(which: Iterable[str], side_problems: Mapping[str, tuple[str, ...]])
 
 def _kernels(
     side: KeptSide, other: KeptSide, key: CaseKey, ran: frozenset[str]
-) -> tuple[CodeChange, ...]:
-    """The code of each kernel the case ran (``ran``: its tables' kernel labels), both sides."""
+) -> tuple[tuple[CodeChange, ...], tuple[tuple[str, str], ...]]:
+    """The code of each kernel the case ran (``ran``: its tables' kernel labels), both sides,
+    and the diffs of those whose code differs (`code.compare_all`)."""
     family = family_of(key)
-    before, after = side.code.get(family, {}), other.code.get(family, {})
     names = {label.split(" (")[0] for label in ran}
-    return tuple(
-        code.compare(k, before.get(k), after.get(k))
-        for k in sorted(names & (set(before) | set(after)))
-    )
+    return code.compare_all(side.code.get(family, {}), other.code.get(family, {}), names)
 
 
 def attribute_row(
@@ -121,8 +122,11 @@ def attribute_row(
     except ValueError as exc:  # tables of different events: not comparable, never "nothing"
         return CaseAttribution(row.key, row.verdict, row.blocking, State.MISSING, missing=str(exc))
     state = State.NAMED if found.moved else State.NOTHING_MOVED
-    changes = _kernels(base, head, row.key, a.kernels | b.kernels)
-    return CaseAttribution(row.key, row.verdict, row.blocking, state, found, changes)
+    changes, diffs = _kernels(base, head, row.key, a.kernels | b.kernels)
+    svg = flame.render(a, b, figure, tolerance)
+    return CaseAttribution(
+        row.key, row.verdict, row.blocking, state, found, changes, flame=svg, diffs=diffs
+    )
 
 
 def attribute_rows(
