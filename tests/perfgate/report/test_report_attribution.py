@@ -198,3 +198,14 @@ def test_the_reports_flame_graphs_render_in_chromium(tmp_path: Path) -> None:
     for graph in graphs:
         assert graph["width"] > 0 and graph["rects"]
         assert max(graph["rects"]) > 0 and max(graph["rects"]) <= graph["width"] + 0.5
+
+
+def test_a_wall_clock_regression_from_its_sim_twin_is_marked_as_such() -> None:
+    """An attribution made for a wall-clock regression from its sim twin's counts says so,
+    in the section and on the first screen, naming the wall case."""
+    wall = CaseKey("hot.T.time_compute", (("task", "g1"), ("path", "handwritten")))
+    found = [dataclasses.replace(_attributions()[1], twin_of=wall)]
+    text = render_markdown(_report(found)).replace("\\", "")
+    marked = "the wall clock's regression of hot.T.time_compute(task=g1, path=handwritten)"
+    assert text.count(marked) == 2
+    assert marked in render_html(_report(found))

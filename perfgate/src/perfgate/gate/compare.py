@@ -1,7 +1,9 @@
 """The compare stage (pure): each instrument's measurements compared by the instrument
 itself (`perfgate.instrument.Instrument.compare`), in the registry's order, into the tables
 of one run: head vs base, variant vs baseline, thread scaling, compile times and where the
-simulator's cases beyond their thresholds moved."""
+simulator's cases beyond their thresholds moved; then an instrument that offers
+``attribute_others`` says where the other instruments' cases moved (the simulator: a
+wall-clock regression from its sim twin's counts)."""
 
 from __future__ import annotations
 
@@ -54,6 +56,12 @@ def analyse(measured: Mapping[str, Any], config: GateConfig, calibration: Calibr
             tables.setdefault(name, []).extend(table)
         for side, names in found.environments.items():
             envs[side] = envs.get(side, frozenset()) | names
+    attributed = tables.setdefault(ATTRIBUTION, [])
+    for instrument in instruments.REGISTRY:
+        # optional on the face: an instrument that can say where another's case moved
+        others = getattr(instrument, "attribute_others", None)
+        if others is not None and instrument.name in measured:
+            attributed += others(measured[instrument.name], rows, config)
     return Analysis(
         rows,
         variants,

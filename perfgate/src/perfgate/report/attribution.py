@@ -74,6 +74,8 @@ class AttributionView:
     flame: Markup = field(default_factory=Markup)
     #: the files written next to the report for this case (paths relative to it)
     files: tuple[str, ...] = ()
+    #: the wall-clock regression this sim case's counts explain (empty: the sim row's own)
+    twin: str = ""
 
 
 def _function(m: Moved) -> FunctionLine:
@@ -143,6 +145,7 @@ def view(found: CaseAttribution, index: int = 0) -> AttributionView:
         tolerance=f"{a.tolerance:.2%}" if a is not None else "",
         flame=Markup(found.flame),  # trusted: drawn by flame.render, names escaped
         files=tuple(files_of(index, found)),
+        twin=found.twin_of.label() if found.twin_of is not None else "",
     )
 
 

@@ -6,10 +6,19 @@ case beyond its threshold attributed to the functions and kernels that moved
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from perfgate import twins
 from perfgate.config import GateConfig
 from perfgate.instrument import Bench, Calibration, Findings
+from perfgate.model import CaseComparison
 from perfgate.settings import GateSettings
-from perfgate.sim.attribution.findings import ATTRIBUTION, attribute_rows
+from perfgate.sim.attribution.findings import (
+    ATTRIBUTION,
+    CaseAttribution,
+    attribute_rows,
+    attribute_twins,
+)
 from perfgate.sim.attribution.sides import KeptSide
 from perfgate.sim.compare import compare_sim
 from perfgate.sim.phase import SimMeasured, run_sim_phase
@@ -53,3 +62,12 @@ class Simulator:
         base, head = m.kept.get("base", KeptSide()), m.kept.get("head", KeptSide())
         found = attribute_rows(rows, base, head, config.sim.tolerance)
         return Findings(rows, tables={ATTRIBUTION: found}, environments=environments)
+
+    def attribute_others(
+        self, measured: SimMeasured, rows: Sequence[CaseComparison], config: GateConfig
+    ) -> list[CaseAttribution]:
+        """The run's wall-clock regressions with a sim twin this run counted: where the
+        twin's counts moved (`perfgate.sim.attribution.findings.attribute_twins`)."""
+        base, head = measured.kept.get("base", KeptSide()), measured.kept.get("head", KeptSide())
+        pairs = [(p.wall, p.sim) for p in twins.side_by_side(rows, config)]
+        return attribute_twins(pairs, base, head, config.sim.tolerance)

@@ -3,16 +3,20 @@ attributed from the two sides' kept functions tables and kernel code."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from attr_kept import ASM_SCALAR, ASM_VECTOR, CASE, FAMILY, IR, write_side
 from attr_profiles import KERNELS, dump
 
+from perfgate.config import GateConfig
 from perfgate.model import CaseComparison, CaseKey
-from perfgate.sim.attribution.findings import State, attribute_rows, slug_of
+from perfgate.sim.attribution.findings import State, attribute_rows, attribute_twins, slug_of
 from perfgate.sim.attribution.sides import KeptSide, load_side
 from perfgate.sim.attribution.table import build
+from perfgate.sim.face import Simulator
+from perfgate.sim.phase import SimMeasured
 from perfgate.verdict import CaseVerdict
 
 KEY = CaseKey(f"{FAMILY}.track_cycles", (("task", "g1"), ("path", "assembled")))
@@ -98,3 +102,40 @@ def test_rows_beyond_the_threshold_either_way_are_attributed(
     base, head = _sides(tmp_path, (10_000_000, 0), (10_000_000, 124_000))
     rows = [_row(verdict), _row(CaseVerdict.REGRESSED, instrument="wall")]
     assert [f.verdict for f in attribute_rows(rows, base, head, 0.001)] == [verdict]
+
+
+WALL = CaseKey("hot.T.time_compute", (("task", "g1"), ("path", "assembled"), ("threads", "1")))
+
+
+def test_a_wall_clock_regression_is_attributed_from_its_sim_twins_counts(
+    tmp_path: Path,
+) -> None:
+    """The wall clock found the case slower, its sim twin stayed within its threshold (the
+    reduction added 0.5%): the twin's tables still say where the counts moved, marked as
+    the wall case's, with its verdict; a wall row not slower, or a twin beyond its own
+    threshold (attributed as itself), adds nothing."""
+    base, head = _sides(tmp_path, (10_000_000, 0), (10_000_000, 50_000))
+    wall = _row(CaseVerdict.REGRESSED, WALL, "wall")
+    twin = _row(CaseVerdict.UNCHANGED)
+    (found,) = attribute_twins([(wall, twin)], base, head, 0.001)
+    assert (found.twin_of, found.verdict, found.key) == (WALL, CaseVerdict.REGRESSED, KEY)
+    assert found.first is not None and found.first.label == "FLOAT_pairwise_sum"
+    same = _row(CaseVerdict.UNCHANGED, WALL, "wall")
+    assert attribute_twins([(same, twin)], base, head, 0.001) == []
+    beyond = _row(CaseVerdict.REGRESSED)
+    assert attribute_twins([(wall, beyond), (wall, None), (None, twin)], base, head, 0.001) == []
+
+
+def test_the_simulators_face_attributes_the_wall_clocks_regressions_from_the_twins(
+    tmp_path: Path,
+) -> None:
+    """``Simulator.attribute_others`` pairs the run's rows by `perfgate.twins` (the policy's
+    ``[tool.perfgate.sim] wall``) and attributes the wall regression from the twin's kept
+    tables; without a pairing in the policy, nothing."""
+    base, head = _sides(tmp_path, (10_000_000, 0), (10_000_000, 50_000))
+    measured = SimMeasured({}, {}, {}, 0.0, kept={"base": base, "head": head})
+    rows = [_row(CaseVerdict.REGRESSED, WALL, "wall"), _row(CaseVerdict.UNCHANGED)]
+    paired = replace(GateConfig(), sim=replace(GateConfig().sim, wall=WALL.benchmark))
+    (found,) = Simulator().attribute_others(measured, rows, paired)
+    assert found.twin_of == WALL
+    assert Simulator().attribute_others(measured, rows, GateConfig()) == []

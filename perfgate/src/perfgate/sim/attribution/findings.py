@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from perfgate.model import CaseComparison, CaseKey
 from perfgate.sim.attribution import code, diff, flame, keep
@@ -56,6 +56,9 @@ class CaseAttribution:
     flame: str = ""
     #: (file name, unified diff) of the assembly and IR of each kernel whose code differs
     diffs: tuple[tuple[str, str], ...] = ()
+    #: the wall-clock case this sim case's counts explain (its regression, at one thread),
+    #: where the sim row itself stayed within its threshold; None: the sim row's own
+    twin_of: CaseKey | None = None
 
     @property
     def first(self) -> diff.Charge | None:
@@ -136,3 +139,25 @@ def attribute_rows(
     beyond = [r for r in rows if r.instrument == "sim" and r.verdict in BEYOND]
     beyond.sort(key=lambda r: (r.verdict is not CaseVerdict.REGRESSED, not r.blocking))
     return [attribute_row(r, base, head, tolerance) for r in beyond]
+
+
+def attribute_twins(
+    pairs: Iterable[tuple[CaseComparison | None, CaseComparison | None]],
+    base: KeptSide,
+    head: KeptSide,
+    tolerance: float,
+) -> list[CaseAttribution]:
+    """Each wall-clock regression whose sim twin (``pairs``: (wall, sim) rows,
+    `perfgate.twins.side_by_side`) the run counted but did not find beyond its threshold:
+    where the twin's counts moved, marked as the wall case's (`CaseAttribution.twin_of`),
+    with the wall row's verdict and blocking. A twin beyond its threshold is attributed
+    already, as itself."""
+    out = []
+    for wall, sim in pairs:
+        if wall is None or sim is None or wall.verdict is not CaseVerdict.REGRESSED:
+            continue
+        if sim.verdict in BEYOND:
+            continue
+        found = attribute_row(sim, base, head, tolerance)
+        out.append(replace(found, verdict=wall.verdict, blocking=wall.blocking, twin_of=wall.key))
+    return out
