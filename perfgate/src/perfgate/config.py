@@ -38,16 +38,25 @@ from perfgate.config_costs import MeasuredCosts, parse_costs
 from perfgate.config_tables import (
     BaselinePair,
     ScalingConfig,
+    SegmentsRule,
     SimConfig,
     ThresholdRule,
     parse_pairs,
     parse_scaling,
+    parse_segments,
     parse_sim,
     parse_thresholds,
 )
 from perfgate.errors import ConfigError
 
-__all__ = ["BaselinePair", "GateConfig", "ScalingConfig", "SimConfig", "ThresholdRule"]
+__all__ = [
+    "BaselinePair",
+    "GateConfig",
+    "ScalingConfig",
+    "SegmentsRule",
+    "SimConfig",
+    "ThresholdRule",
+]
 
 INCONCLUSIVE_POLICIES = ("error", "block")
 INSTRUMENTS = ("wall", "sim")
@@ -78,6 +87,9 @@ class GateConfig:
     inconclusive: str = "error"
     broken: str = "error"
     baselines: tuple[BaselinePair, ...] = ()
+    #: benchmarks that time segments of other benchmarks' cases (report: next to a
+    #: regressed case, which of its segments moved)
+    segments: tuple[SegmentsRule, ...] = ()
     scaling: ScalingConfig | None = None
     compile_time: str = "compile"
     parity_command: tuple[str, ...] = ("make", "test-all")
@@ -193,6 +205,7 @@ _TOP_KEYS = {
     "broken",
     "baseline",
     "scaling",
+    "segments",
     "compile_time",
     "parity_command",
     "quick_parity_command",
@@ -303,6 +316,7 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
             "tool.perfgate.broken", data.get("broken", "error"), BROKEN_POLICIES
         ),
         baselines=parse_pairs(data.get("baseline", [])),
+        segments=parse_segments(data.get("segments", [])),
         scaling=parse_scaling(data["scaling"]) if "scaling" in data else None,
         compile_time=checked.regex(
             "tool.perfgate.compile_time", data.get("compile_time", "compile")

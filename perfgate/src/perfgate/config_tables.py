@@ -47,6 +47,20 @@ class BaselinePair:
 
 
 @dataclass(frozen=True)
+class SegmentsRule:
+    """A benchmark that times segments of another benchmark's cases
+    (``[[tool.perfgate.segments]]``): ``benchmark`` (full name) has the param ``param``
+    naming the segment; it segments the case of ``of`` whose params hold ``where`` and
+    every other param of the segment's case (e.g. the assembled hot slice's bind, kernel and
+    log segments at the same task, N and threads)."""
+
+    benchmark: str
+    of: str
+    param: str = "segment"
+    where: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class ScalingConfig:
     """Which params hold the thread count and the problem size for thread-scaling tables.
 
@@ -90,6 +104,7 @@ class SimConfig:
 
 _PAIR_KEYS = {"param", "variant", "baseline", "reference", "block_if_slower", "threshold"}
 _PAIR_KEYS |= {"benchmarks"}
+_SEGMENTS_KEYS = {"benchmark", "of", "param", "where"}
 _SCALING_KEYS = {"thread_param", "size_param", "max_efficiency_drop", "efficiency_threshold"}
 _SIM_KEYS = {"bench", "quick_bench", "threshold", "tolerance", "target", "wall"}
 
@@ -182,6 +197,36 @@ def parse_thresholds(data: Any) -> tuple[ThresholdRule, ...]:
         )
         for k, v in data.items()
     )
+
+
+def _name(where: str, value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{where}: expected a benchmark name, got {value!r}")
+    return value
+
+
+def parse_segments_rule(index: int, data: Any) -> SegmentsRule:
+    where = f"tool.perfgate.segments[{index}]"
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: expected a table")
+    checked.check_keys(where, data, _SEGMENTS_KEYS)
+    wanted = data.get("where", {})
+    if not isinstance(wanted, dict) or not all(isinstance(v, str) for v in wanted.values()):
+        raise ConfigError(f"{where}.where: expected a table of param = value strings")
+    return SegmentsRule(
+        benchmark=_name(f"{where}.benchmark", data.get("benchmark")),
+        of=_name(f"{where}.of", data.get("of")),
+        param=checked.typed(f"{where}.param", data.get("param", "segment"), str),
+        where=tuple(sorted(wanted.items())),
+    )
+
+
+def parse_segments(value: Any) -> tuple[SegmentsRule, ...]:
+    """``[[tool.perfgate.segments]]`` (one table is accepted as a list of one)."""
+    rules = [value] if isinstance(value, dict) else value
+    if not isinstance(rules, list):
+        raise ConfigError("tool.perfgate.segments: expected an array of tables")
+    return tuple(parse_segments_rule(i, r) for i, r in enumerate(rules))
 
 
 def parse_pairs(value: Any) -> tuple[BaselinePair, ...]:
