@@ -84,3 +84,10 @@ def test_asv_discovers_the_family_but_never_the_imported_base(
         for name in [m for m in sys.modules if m.startswith("scalingbench")]:
             del sys.modules[name]
     assert names == sorted(f"sim_toy.SimToy.{n}" for n in SCALING_FIGURES)
+
+
+def test_a_suite_written_against_the_old_path_still_imports_the_base_class() -> None:
+    """``perfgate.sim.scaling_suite`` (before the scaling folder) names the same class."""
+    from perfgate.sim import scaling_suite as old_path
+
+    assert old_path.SimScalingBenchmark is scaling_suite.SimScalingBenchmark
