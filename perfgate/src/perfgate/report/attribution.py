@@ -9,14 +9,13 @@ come from the head's code: untrusted text).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
 from perfgate.sim.attribution.diff import Moved, compact
-from perfgate.sim.attribution.findings import CaseAttribution
+from perfgate.sim.attribution.findings import CaseAttribution, slug_of
 
 #: functions listed per case (the rest are counted)
 LIMIT = 8
@@ -109,8 +108,7 @@ def _case(found: CaseAttribution) -> str:
 
 def folder_of(index: int, found: CaseAttribution) -> str:
     """The folder of a case's files next to the report: ``attribution/<n>-<case>``."""
-    params = "-".join(str(value) for _name, value in found.key.params) or "case"
-    return f"{ARTIFACTS}/{index + 1:02d}-{re.sub(r'[^A-Za-z0-9_.=+-]+', '_', params)[:120]}"
+    return f"{ARTIFACTS}/{index + 1:02d}-{slug_of(found.key)}"
 
 
 def files_of(index: int, found: CaseAttribution) -> dict[str, str]:

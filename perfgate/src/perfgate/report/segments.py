@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 from perfgate.config import GateConfig, SegmentsRule
 from perfgate.model import CaseComparison
+from perfgate.report.labels import case_label
+from perfgate.report.report_format import fmt_ci, fmt_ratio
 from perfgate.verdict import CaseVerdict
 
 
@@ -52,11 +54,13 @@ def segments_of(
 
 
 def _line(row: CaseComparison, rule: SegmentsRule) -> SegmentLine:
-    ratio = f"{row.ratio:.3f}" if row.ratio is not None else "–"
-    ci = "–"
-    if row.ci_low is not None and row.ci_high is not None:
-        ci = f"{row.ci_low:.3f}–{row.ci_high:.3f}"
-    return SegmentLine(row.key.param(rule.param) or "", ratio, ci, row.verdict.symbol)
+    """A segment's row, formatted and labelled as the report's case tables do."""
+    return SegmentLine(
+        row.key.param(rule.param) or "",
+        fmt_ratio(row.ratio),
+        fmt_ci(row.ci_low, row.ci_high),
+        case_label(row),
+    )
 
 
 def views(rows: Sequence[CaseComparison], config: GateConfig) -> list[SegmentsView]:

@@ -22,6 +22,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from perfgate.sim.attribution import keep
+
 _COUNTER = re.compile(r"B(\d+)v\d+")
 _GUFUNC = re.compile(r"\d*__numba_parfor_gufunc_0x[0-9a-f]+")
 #: a parfor gufunc wrapper's name carries the address of its object in the process
@@ -190,7 +192,7 @@ def compare_all(
         change = compare(kernel, before.get(kernel), after.get(kernel))
         changes.append(change)
         if change.changed and kernel in before and kernel in after:
-            stem = re.sub(r"[^A-Za-z0-9_.=+-]+", "_", kernel)[:200]
+            stem = keep.case_slug((kernel,))
             for i, suffix in enumerate((".s", ".ll")):
                 text = unified(before[kernel][i], after[kernel][i], stem + suffix)
                 if text:

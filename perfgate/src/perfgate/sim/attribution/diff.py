@@ -138,21 +138,31 @@ def _where(moved: Moved) -> str:
     return text
 
 
-def _entry(
+def _callers_up(
     base: FunctionsTable, head: FunctionsTable, label: str, figure: str, sign: float
-) -> tuple[str | None, str | None]:
-    """(the caller of ``label`` that moved most, the last function before the interpreter
-    on the chain of such callers); see `Moved`."""
+) -> tuple[list[str], bool]:
+    """``label``, then the caller whose calls into it moved most in direction ``sign``, then
+    that one's, and so on: up to the first function of the interpreter (True) or until there
+    is no such caller or the chain loops (False). `Moved`'s caller, entry and charged kernel
+    are all read from this one walk."""
     objects = {**base.objects, **head.objects}
-    first = _caller(base, head, label, figure, sign)
-    chain, current = [label], first
-    while current is not None and current not in chain:
-        if is_interpreter(objects.get(current, "")):
-            entry = chain[-1]
-            return first, entry if entry not in (label, first) else None
-        chain.append(current)
-        current = _caller(base, head, current, figure, sign)
-    return first, None
+    path = [label]
+    while True:
+        above = _caller(base, head, path[-1], figure, sign)
+        if above is None or above in path:
+            return path, False
+        path.append(above)
+        if is_interpreter(objects.get(above, "")):
+            return path, True
+
+
+def _entry(path: list[str], reached: bool) -> str | None:
+    """The last function before the interpreter on ``path`` (`_callers_up`), where that is
+    neither the function itself nor its caller; see `Moved.entry`."""
+    if not reached or len(path) < 3:
+        return None
+    entry = path[-2]
+    return entry if entry not in path[:2] else None
 
 
 def _caller(
@@ -191,9 +201,12 @@ def attribute(
         h = metric(head.own.get(label, zero), head.events, figure)
         if abs(h - b) > limit:
             sign = 1.0 if h > b else -1.0
-            caller, entry = _entry(base, head, label, figure, sign)
-            charged = _charged(base, head, label, figure, sign)
-            moved.append(Moved(label, b, h, label in kernels, caller, entry, charged))
+            path, reached = _callers_up(base, head, label, figure, sign)
+            caller = path[1] if len(path) > 1 else None
+            charged = _charged(path, kernels, {**base.objects, **head.objects})
+            moved.append(
+                Moved(label, b, h, label in kernels, caller, _entry(path, reached), charged)
+            )
         elif _is_kernel_code(label, kernels) and (b > 0 or h > 0):
             unchanged.append(kernel_of(label))
     moved.sort(key=lambda m: (-abs(m.delta), m.label))
@@ -209,21 +222,14 @@ def _is_kernel_code(label: str, kernels: frozenset[str]) -> bool:
     return label in kernels and not label.endswith(_RUNTIME)
 
 
-def _charged(
-    base: FunctionsTable, head: FunctionsTable, label: str, figure: str, sign: float
-) -> str | None:
-    """The kernel responsible for ``label``'s change (see `Moved.charged_to`)."""
-    kernels = base.kernels | head.kernels
-    objects = {**base.objects, **head.objects}
-    chain: list[str] = []
-    current: str | None = label
-    while current is not None and current not in chain:
-        if _is_kernel_code(current, kernels):
-            return kernel_of(current)
-        if is_interpreter(objects.get(current, "")):
+def _charged(path: list[str], kernels: frozenset[str], objects: dict[str, str]) -> str | None:
+    """The kernel responsible for the change of ``path[0]`` (`_callers_up`): the first
+    kernel's code on the way up, before the interpreter (see `Moved.charged_to`)."""
+    for label in path:
+        if _is_kernel_code(label, kernels):
+            return kernel_of(label)
+        if is_interpreter(objects.get(label, "")):
             return None
-        chain.append(current)
-        current = _caller(base, head, current, figure, sign)
     return None
 
 
