@@ -36,7 +36,7 @@ from perfgate.model import (
     RunCause,
     VariantComparison,
 )
-from perfgate.report import attribution, labels, segments
+from perfgate.report import attribution, labels, segments, sim_scaling_chart
 from perfgate.report.chart import HEAD_VS_BASE, ChartPoint, chart_data, rows_points, variant_points
 from perfgate.report.chart_layout import svg_chart, text_chart
 from perfgate.report.glance import glance
@@ -292,6 +292,7 @@ def _context(report: Report) -> dict[str, Any]:
         "both": side_by_side(report.rows, report.config),
         "attribution": attribution.views(report.attribution),
         "segments": segments.views(report.rows, report.config),
+        "sim_scaling": sim_scaling_chart.views(report.rows, report.config),
     }
 
 
