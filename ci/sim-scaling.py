@@ -3,6 +3,8 @@
 
     project  count cases of ``benchmarks/sim_scaling.py`` per thread (callgrind) and print the
              model's E(T), serial share and imbalance: the table of docs/sim.md.
+    aa       the A/A of two gate runs: every case counted in two processes of one commit
+             with the same layout, at once; the largest spread of E(T) per T.
     trials   count honest code changes against the unchanged code, each side once, the base
              twice (the second with its layout shifted), and decide them with the gate's rows
              (`perfgate.sim.scaling.compare`, the project's [tool.perfgate]):
@@ -25,6 +27,7 @@
              machine (timings under shared load are not figures).
 
     .venv/bin/python ci/sim-scaling.py project --work /tmp/ss
+    .venv/bin/python ci/sim-scaling.py aa --work /tmp/ss
     .venv/bin/python ci/sim-scaling.py trials --work /tmp/ss \
         [--tasks motion_tracking --paths handwritten]
     .venv/bin/python ci/sim-scaling.py wall --work /tmp/ss
@@ -48,6 +51,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "perfgate" / "src"), str(REPO / "termplan" / "src")]
 
+from benchmarks.sim_scaling import COUNTED_ELSEWHERE  # noqa: E402
 from perfgate.config import parse_config  # noqa: E402
 from perfgate.model import CaseKey, Measurement  # noqa: E402
 from perfgate.sim import harness  # noqa: E402
@@ -79,18 +83,35 @@ MOTION_JOINTS = (
 
 
 def count(cases: Sequence[Case], src: Path, env_extra: Mapping[str, str] | None = None) -> Counted:
-    """The model's figures of ``cases`` counted in one valgrind process with termplan from
-    ``src`` (both passes: the native one compiles what ``src`` changed)."""
+    """The model's figures of ``cases`` counted with termplan from ``src`` (both passes: the
+    native one compiles what ``src`` changed): one valgrind process per family, the cases
+    `SimScaling` cannot count in `SimScalingBaseline`'s (compiled without AVX)."""
+    elsewhere = [c for c in cases if c[:2] in COUNTED_ELSEWHERE]
+    here = [c for c in cases if c[:2] not in COUNTED_ELSEWHERE]
+    counted: Counted = {}
+    for family, group, mode in (
+        ("SimScaling", here, TARGET["mode"]),
+        ("SimScalingBaseline", elsewhere, "baseline"),
+    ):
+        if group:
+            counted.update(_count_family(family, group, src, mode, env_extra or {}))
+    return counted
+
+
+def _count_family(
+    family: str, cases: Sequence[Case], src: Path, mode: str, env_extra: Mapping[str, str]
+) -> Counted:
     spec = harness.SimSpec(
-        "benchmarks", str(REPO / "benchmarks"), "benchmarks.sim_scaling", "SimScaling",
+        "benchmarks", str(REPO / "benchmarks"), "benchmarks.sim_scaling", family,
         tuple(harness.SimCase(f"case{i:04d}", c) for i, c in enumerate(cases)), WEIGHTS, 1,
     )  # fmt: skip
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(src), str(REPO), str(REPO / "perfgate" / "src")])
-    env.update(env_extra or {})
-    out = threaded.measure(spec, max(c[3] for c in cases), env=env, target_mode=TARGET["mode"])
-    if out.failed:
-        raise SystemExit(f"cases failed: {json.dumps(out.failed, indent=1)[:3000]}")
+    env.update(env_extra)
+    out = threaded.measure(spec, max(c[3] for c in cases), env=env, target_mode=mode)
+    if out.failed or out.skipped:
+        problems = {**out.failed, **out.skipped}
+        raise SystemExit(f"{family}: cases not counted: {json.dumps(problems, indent=1)[:3000]}")
     return {c.params: _figures(out.counts[c.id]) for c in spec.cases}
 
 
@@ -206,8 +227,9 @@ def measurements(counted: Counted, version: str = "trial") -> dict[CaseKey, Meas
             ("num_envs", str(n)),
             ("threads", str(t)),
         )
+        family = FAMILY + ("Baseline" if (task, path) in COUNTED_ELSEWHERE else "")
         for bench, (name, unit) in SCALING_FIGURES.items():
-            key = CaseKey(f"{FAMILY}.{bench}", params)
+            key = CaseKey(f"{family}.{bench}", params)
             out[key] = Measurement(key, (f[name],), version=version, unit=unit)
     return out
 
@@ -344,6 +366,23 @@ def single_thread(tasks: Sequence[str], src: Path, head_src: Path) -> list[str]:
     ]
 
 
+def run_aa(work: Path, tasks: Sequence[str], paths: Sequence[str]) -> None:
+    """The A/A of two gate runs: every case counted in two processes of one commit, same
+    layout (as two gate runs count the head), at once; the spread per T."""
+    cases = grid(tasks, paths, [2048, 8192], [8, 32, 64])
+    src = REPO / "termplan" / "src"
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        first, second = pool.submit(count, cases, src), pool.submit(count, cases, src)
+        one, two = first.result(), second.result()
+    doc = {
+        "one": {repr(c): f for c, f in one.items()},
+        "two": {repr(c): f for c, f in two.items()},
+    }
+    (work / "aa.json").write_text(json.dumps(doc, indent=1))
+    print("## A/A: two processes, same layout\n" + "\n".join(spreads(one, two)))
+    print("\n" + table(one))
+
+
 def run_wall(work: Path) -> None:
     """Projected E(2) (counted) vs the wall clock's E(2), every Numba path, both tasks."""
     from benchmarks._common import Case as Built
@@ -351,19 +390,25 @@ def run_wall(work: Path) -> None:
 
     cases = grid(["g1_walk", "motion_tracking"], ["handwritten", "assembled"], [2048, 8192], [2])
     projected = count(cases, REPO / "termplan" / "src")
-    print("| task | path | N | projected E(2) | wall E(2) (workqueue) |")
-    print("|---|---|---:|---:|---:|")
+    import numba
+
+    rows = []
     for task, path, n, _t in cases:
         one = Built(task, "sac_default", path, n, 1)
         two = Built(task, "sac_default", path, n, 2, one.batch)
         t1, t2 = interleaved_medians([one, two], min_rounds=31, max_rounds=201, budget_s=20.0)
         e = projected[(task, path, n, 2)]["efficiency_instructions"]
-        print(f"| {task} | {path} | {n} | {e:.3f} | {t1 / (2 * t2):.3f} |")
+        rows.append(f"| {task} | {path} | {n} | {e:.3f} | {t1 / (2 * t2):.3f} | "
+                    f"{t1 * 1e6:.0f} / {t2 * 1e6:.0f} |")  # fmt: skip
+    layer = numba.threading_layer()
+    print(f"| task | path | N | projected E(2) | wall E(2) ({layer}) | T1 / T2 (us) |")
+    print("|---|---|---:|---:|---:|---:|")
+    print("\n".join(rows))
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("mode", choices=("project", "trials", "wall"))
+    parser.add_argument("mode", choices=("project", "aa", "trials", "wall"))
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--serial-share", type=float, default=0.03)
     parser.add_argument("--imbalance-passes", type=int, default=2)
@@ -380,7 +425,7 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument(
         "--target",
-        choices=("auto", "host", "valgrind"),
+        choices=("auto", "host", "valgrind", "baseline"),
         default="auto",
         help="the JIT's CPU under valgrind (valgrind: code valgrind decodes)",
     )
@@ -395,6 +440,8 @@ def main(argv: list[str]) -> int:
             json.dumps({repr(c): f for c, f in counted.items()}, indent=1)
         )
         print(table(counted))
+    elif args.mode == "aa":
+        run_aa(args.work, args.tasks.split(","), args.paths.split(","))
     elif args.mode == "trials":
         tasks, paths = args.tasks.split(","), args.paths.split(",")
         run_trials(args.work, args.serial_share, args.imbalance_passes, tasks, paths)

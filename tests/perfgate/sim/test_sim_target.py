@@ -29,6 +29,10 @@ def _fake_probe(host: Mapping[str, str]) -> object:
         ("host", AVX512_HOST, AVX512_HOST),
         ("valgrind", HOST, VALGRIND_CPU),
         ("valgrind", {}, {}),  # no Numba in the measured interpreter: nothing to set
+        # no VEX encoding, whatever the host: code valgrind 3.19 decodes
+        ("baseline", AVX512_HOST, {"NUMBA_CPU_NAME": "x86-64-v2", "NUMBA_CPU_FEATURES": ""}),
+        ("baseline", HOST, {"NUMBA_CPU_NAME": "x86-64-v2", "NUMBA_CPU_FEATURES": ""}),
+        ("baseline", {}, {}),
     ],
 )
 def test_modes(
@@ -44,5 +48,5 @@ def test_modes(
 def test_avx512_is_read_from_the_features_and_unknown_modes_are_refused() -> None:
     assert target.has_avx512(AVX512_HOST) and not target.has_avx512(HOST)
     assert not target.has_avx512({})
-    with pytest.raises(UserError, match="expected one of auto, host, valgrind"):
+    with pytest.raises(UserError, match="expected one of auto, host, valgrind, baseline"):
         target.resolve("native", "python", {})

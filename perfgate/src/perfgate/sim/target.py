@@ -12,6 +12,11 @@ the code the wall clock runs. So the measured process is told which CPU to compi
   where the host's code has instructions valgrind cannot decode (AVX-512); kernels compile
   once more, natively, for that CPU.
 - ``auto`` (default): ``host`` unless the host has AVX-512, else ``valgrind``.
+- ``baseline``: x86-64-v2 with its own features (SSE up to 4.2, no AVX, so no VEX encoding),
+  whatever the host. For code valgrind cannot decode even for the CPU it presents: valgrind
+  3.19 does not decode the register form of VEX ``vmovq`` (``0xC5 0x79 0xD6 0xC0``), which
+  LLVM emits in the motion_tracking assembled kernel's per-thread run. The counts are of SSE
+  code, not of the code the wall clock runs: compare them only with counts of this mode.
 
 The probe runs in the measured project's interpreter (perfgate never imports Numba); a project
 without Numba gets no JIT settings at all.
@@ -25,7 +30,9 @@ from collections.abc import Mapping, Sequence
 
 from perfgate.errors import UserError
 
-MODES = ("auto", "host", "valgrind")
+MODES = ("auto", "host", "valgrind", "baseline")
+#: the ``baseline`` mode's target: a CPU without AVX, its default features
+BASELINE = {"NUMBA_CPU_NAME": "x86-64-v2", "NUMBA_CPU_FEATURES": ""}
 _PROBE = """
 import json
 try:
@@ -68,4 +75,6 @@ def resolve(mode: str, python: str, env: Mapping[str, str]) -> dict[str, str]:
     host = probe(python, env)
     if not host or mode == "host" or (mode == "auto" and not has_avx512(host)):
         return host
+    if mode == "baseline":
+        return dict(BASELINE)
     return probe(python, env, ("valgrind", "--tool=none", "-q"))

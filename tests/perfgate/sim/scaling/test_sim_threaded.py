@@ -62,7 +62,8 @@ def test_a_call_without_its_workers_or_with_the_calling_thread_among_them_fails(
 
 def test_the_command_separates_threads(tmp_path: Path) -> None:
     cmd = threaded.command(tmp_path, ["python", "-m", "x"])
-    assert cmd[cmd.index("--tool=callgrind") + 1] == "--separate-threads=yes"
+    at = cmd.index("--tool=callgrind") + 1
+    assert cmd[at : at + 2] == ["--separate-threads=yes", "--fair-sched=yes"]
     assert cmd[-3:] == ["python", "-m", "x"]
     env = threaded.measured_environment({"ASV_X": "1", "A": "b"}, {"NUMBA_CPU_NAME": "h"}, 64)
     assert env["NUMBA_NUM_THREADS"] == "64" and env["NUMBA_THREADING_LAYER"] == "workqueue"
@@ -155,3 +156,15 @@ def test_a_real_run_splits_serial_work_from_even_and_uneven_chunks(toy: type) ->
     assert 0.0 < even["efficiency_instructions"] <= 1.0
     assert uneven["critical_path_instructions"] > even["critical_path_instructions"]
     assert uneven["imbalance"] > 1.5 > even["imbalance"]
+
+
+def test_malloc_gets_the_arenas_of_a_machine_of_pool_cores() -> None:
+    """8 arenas per core, as glibc sizes them from the cores it runs on: each of 64
+    workers gets an arena of its own, whatever the runner's cores; the caller's other
+    tunables are kept, an arena limit of theirs is replaced."""
+    env = threaded.measured_environment({}, {}, 64)
+    assert env["GLIBC_TUNABLES"] == "glibc.malloc.arena_max=512"
+    given = "glibc.malloc.tcache_count=0:glibc.malloc.arena_max=2"
+    assert threaded.malloc_arenas(given, 8) == (
+        "glibc.malloc.tcache_count=0:glibc.malloc.arena_max=64"
+    )

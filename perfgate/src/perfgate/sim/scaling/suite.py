@@ -45,7 +45,7 @@ from perfgate.sim import harness, suite
 from perfgate.sim.scaling import model as scaling
 from perfgate.sim.scaling import threaded
 
-_MEASURING = ("model", "suite", "threaded", "thread_child", "worker_dump")
+_MEASURING = ("model", "suite", "threaded", "thread_child", "worker_dump", "hand_off")
 
 
 def scaling_version(target_mode: str, valgrind: str, weights: Sequence[int], warmup: int) -> str:

@@ -14,7 +14,10 @@ three differences in the measured process (`perfgate.sim.scaling.thread_child`):
   be estimated; measured at N=8192, 8 threads: main 988,441 = a chunk of ~699,300 plus
   ~289,000, against 298,274 with ``workqueue``), and no spinning wait is counted;
 * the dumps are read per thread (`read_thread_dumps`): a call must have one dump of the
-  calling thread and exactly T of distinct workers, else the case fails.
+  calling thread and exactly T of distinct workers, else the case fails; each thread's
+  counts leave out the pool's hand-off (locks, condition variables, futex waits:
+  `perfgate.sim.scaling.hand_off`), whose counts follow the order valgrind runs the
+  threads in.
 """
 
 from __future__ import annotations
@@ -30,25 +33,34 @@ from pathlib import Path
 from typing import Any
 
 from perfgate.sim import callgrind, child, harness, target
+from perfgate.sim.attribution import profile
 from perfgate.sim.cost import Events
-from perfgate.sim.scaling import thread_child, worker_dump
+from perfgate.sim.scaling import hand_off, thread_child, worker_dump
 from perfgate.sim.scaling.model import ThreadCounts
 
 _THREAD = re.compile(r"^thread: (\d+)$", re.MULTILINE)
+#: glibc's run-time settings, and the one that caps malloc's arenas
+TUNABLES = "GLIBC_TUNABLES"
+ARENA_MAX = "glibc.malloc.arena_max"
 
 
 def command(out_dir: Path, argv: Sequence[str]) -> list[str]:
-    """`callgrind.command` with one dump file per thread."""
+    """`callgrind.command` with one dump file per thread, and valgrind's fair scheduling
+    (threads take turns in the order they asked for the lock, not in the order the host's
+    scheduler wakes them): the counts of the measured calls depend on how the threads were
+    interleaved at start-up (see docs/sim.md), and a fixed turn order makes that
+    interleaving repeat more often."""
     cmd = callgrind.command(out_dir, argv)
     at = cmd.index("--tool=callgrind") + 1
-    return [*cmd[:at], "--separate-threads=yes", *cmd[at:]]
+    return [*cmd[:at], "--separate-threads=yes", "--fair-sched=yes", *cmd[at:]]
 
 
 def read_thread_dumps(out_dir: Path, names: Iterable[str]) -> dict[str, dict[int, Events]]:
     """Per expected dump name, the counts of each thread that dumped it (callgrind's thread
     number -> counts): a client request dumps the counts of the thread that issues it, since
-    that thread's last dump or zero. A name dumped twice by one thread, or a dump file
-    without its thread (not a per-thread run), is a ValueError."""
+    that thread's last dump or zero, less the pool's hand-off (`hand_off`: the locks and waits
+    whose counts follow the order valgrind runs the threads in). A name dumped twice by one
+    thread, or a dump file without its thread (not a per-thread run), is a ValueError."""
     wanted = set(names)
     found: dict[str, dict[int, Events]] = {}
     for path in sorted(out_dir.glob("callgrind.out*")):
@@ -63,7 +75,7 @@ def read_thread_dumps(out_dir: Path, names: Iterable[str]) -> dict[str, dict[int
         number = int(thread.group(1))
         if number in threads:
             raise ValueError(f"thread {number} dumped {dump.name!r} twice in {out_dir}")
-        threads[number] = dump.events
+        threads[number] = hand_off.without_hand_off(profile.parse(path.read_text()))
     return found
 
 
@@ -99,12 +111,29 @@ def measured_environment(
     env: Mapping[str, str], jit: Mapping[str, str], pool: int
 ) -> dict[str, str]:
     """`harness.measured_environment` with a pool of ``pool`` threads on the workqueue
-    layer (the BLAS and OpenMP pools stay at one thread)."""
+    layer (the BLAS and OpenMP pools stay at one thread), and glibc's malloc allowed the
+    arenas a machine of ``pool`` cores has (`malloc_arenas`)."""
+    measured = harness.measured_environment(env, jit)
     return {
-        **harness.measured_environment(env, jit),
+        **measured,
         "NUMBA_NUM_THREADS": str(pool),
         "NUMBA_THREADING_LAYER": worker_dump.LAYER,
+        TUNABLES: malloc_arenas(measured.get(TUNABLES, ""), pool),
     }
+
+
+def malloc_arenas(tunables: str, pool: int) -> str:
+    """``GLIBC_TUNABLES`` with ``glibc.malloc.arena_max`` set to glibc's default for a
+    machine of ``pool`` cores (8 per core on 64 bits), the caller's other tunables kept.
+
+    glibc sizes its arena limit from the cores it runs on: on a 2-core runner 16 arenas, so
+    the workers of a pool of 32 or 64 would share them, and which thread gets which arena
+    follows a ``trylock`` at its first allocation, i.e. the order valgrind happens to run
+    the threads in. On the machine the projection stands for, each thread has an arena of
+    its own; so it has here.
+    """
+    kept = [t for t in tunables.split(":") if t and not t.startswith(ARENA_MAX + "=")]
+    return ":".join([*kept, f"{ARENA_MAX}={8 * max(1, pool)}"])
 
 
 def measure(
