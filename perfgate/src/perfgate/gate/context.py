@@ -193,7 +193,7 @@ class Resolved:
     given_parity: ParityResult | None = None
 
 
-def resolve(
+def resolve_run(
     opts: GateOptions,
     fingerprint: Callable[[machine.PinPlan], machine.Fingerprint],
     valgrind: Callable[[], str | None] | None = None,

@@ -1,4 +1,4 @@
-"""One gate run: the options resolved once (`perfgate.gate.context.resolve`), then the
+"""One gate run: the options resolved once (`perfgate.gate.context.resolve_run`), then the
 stages of `STAGES` in order over one `GateRun`: select -> parity -> measure (each
 instrument) -> compare -> decide; then render and publish. Every failure to decide becomes
 an ERROR report (exit 3), never a pass; the report is written even then. A report folder
@@ -63,7 +63,7 @@ def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
     try:
         # a run that dies (killed, out of memory) must not leave an earlier verdict to post
         report_files.archive_previous(target.report_dir)
-        resolved = context.resolve(opts, hooks.fingerprint, hooks.valgrind)
+        resolved = context.resolve_run(opts, hooks.fingerprint, hooks.valgrind)
         report = _gate(resolved, hooks, ticker, began)
     except (UserError, RunnerError, OSError) as exc:
         hooks.log(f"error: {redact_env(str(exc), os.environ)}")
