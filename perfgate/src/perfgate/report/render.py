@@ -50,6 +50,7 @@ from perfgate.report.report_format import (
     fmt_time,
     short_sha,
 )
+from perfgate.report.thread_axis import HEIGHT, PAD, WIDTH, thread_x
 from perfgate.sim.attribution.findings import CaseAttribution
 from perfgate.twins import side_by_side, wall_key
 from perfgate.verdict import CaseVerdict, GateVerdict
@@ -157,22 +158,18 @@ def scaling_chart(row: ScalingRow) -> LineChart:
     threads = sorted({p.threads for p in row.a.points})
     t_lo, t_hi = math.log(min(times)), math.log(max(times))
     p_lo, p_hi = math.log2(threads[0]), math.log2(threads[-1])
-    w, h, pad = 260.0, 140.0, 24.0
 
     def xy(p: int, t: float) -> str:
-        x = pad + (math.log2(p) - p_lo) / ((p_hi - p_lo) or 1.0) * (w - 2 * pad)
-        y = pad + (math.log(t) - t_lo) / ((t_hi - t_lo) or 1.0) * (h - 2 * pad)
+        x = thread_x(p, p_lo, p_hi)
+        y = PAD + (math.log(t) - t_lo) / ((t_hi - t_lo) or 1.0) * (HEIGHT - 2 * PAD)
         return f"{x:.1f},{y:.1f}"
 
     series = tuple(
         Series(c.label, " ".join(xy(p.threads, p.time) for p in c.points), css)
         for c, css in ((row.a, "side-a"), (row.b, "side-b"))
     )
-    xticks = tuple(
-        (pad + (math.log2(p) - p_lo) / ((p_hi - p_lo) or 1.0) * (w - 2 * pad), str(p))
-        for p in threads
-    )
-    return LineChart(row.group.label(), int(w), int(h), series, xticks)
+    xticks = tuple((thread_x(p, p_lo, p_hi), str(p)) for p in threads)
+    return LineChart(row.group.label(), int(WIDTH), int(HEIGHT), series, xticks)
 
 
 # --------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from perfgate.config import GateConfig
 from perfgate.model import CaseComparison, CaseKey, natural_key
+from perfgate.report.thread_axis import HEIGHT, PAD, WIDTH, thread_x
 from perfgate.sim.scaling.compare import is_scaling_case
 from perfgate.verdict import CaseVerdict
 
@@ -128,7 +129,6 @@ def sim_scaling_groups(rows: Iterable[CaseComparison], config: GateConfig) -> li
 # Chart geometry (pure): like `perfgate.report.render.scaling_chart`, E(T) on a linear axis
 # --------------------------------------------------------------------------------------------
 
-WIDTH, HEIGHT, PAD = 260.0, 140.0, 24.0
 #: E(T) values given a tick and a grid line on the y axis.
 Y_TICKS = (0.0, 0.5, 1.0)
 
@@ -162,8 +162,8 @@ class EfficiencyChart:
 
 
 def _x(threads: int, lo: float, hi: float) -> float:
-    """x of ``threads`` on the log2 axis from ``lo`` to ``hi`` (log2 of thread counts)."""
-    return round(PAD + (math.log2(threads) - lo) / ((hi - lo) or 1.0) * (WIDTH - 2 * PAD), 1)
+    """x of ``threads`` on the charts' shared thread axis (`thread_axis.thread_x`)."""
+    return round(thread_x(threads, lo, hi), 1)
 
 
 def _y(efficiency: float) -> float:
