@@ -11,7 +11,7 @@ from typing import Any
 
 import llvmlite.binding as llvm
 
-from termplan import numba_cache
+from termplan import copy_propagation, numba_cache
 
 #: LLVM's loop vectoriser gives up on a loop that needs more than 16 runtime SCEV predicates
 #: (no-wrap checks of index expressions). A lane loop that reads a dozen row-major inputs
@@ -51,3 +51,6 @@ INLINE_OPTIONS: dict[str, Any] = {**SERIAL_OPTIONS, "inline": "always"}
 #: Every kernel module imports this module before it defines a kernel: from here on, Numba
 #: files termplan's kernels in the content-keyed cache.
 numba_cache.register()
+#: ... and compiles their parfor passes with the copy propagation that does not deep-copy its
+#: sets (the same code; the G1 hand-written kernel compiles in 35 s instead of 82 s).
+copy_propagation.install()

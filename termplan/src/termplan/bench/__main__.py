@@ -21,7 +21,7 @@ def _load_optional_commands() -> None:
     """Commands whose modules may be absent in older checkouts are added when importable."""
     import importlib
 
-    for name in ("roofline", "collector"):
+    for name in ("roofline", "collector", "compile_time"):
         try:
             module = importlib.import_module(f"termplan.bench.{name}")
         except ModuleNotFoundError as exc:
