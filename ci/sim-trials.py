@@ -58,6 +58,8 @@ TERMINATED_LINE = (
     "min_base_height, i)\n"
 )
 PRANGE_LINE = "    for t in prange((n + TILE - 1) // TILE):\n"
+#: the kernel module's first import: the trial's extra work needs math and NumPy beside it
+IMPORT_LINE = "import numba\n"
 SLOWED = ("task=g1_walk", "path=handwritten")
 LOGS_LINE = "        out.logs = self._collect_logs() if log else {}\n"
 OUTPUTS_LINE = "        self._outputs = allocate_outputs(self.num_envs, ACTOR_DIM, CRITIC_DIM)\n"
@@ -105,8 +107,9 @@ def work_patch(text: str, share: float, when: str) -> str:
 
 def kernel_patch(text: str, kind: str) -> str:
     """The hand-written g1_walk kernel with ``kind``'s change (see the module)."""
-    if TERMINATED_LINE not in text or PRANGE_LINE not in text:
+    if TERMINATED_LINE not in text or PRANGE_LINE not in text or IMPORT_LINE not in text:
         raise SystemExit(f"{KERNEL}: the kernel's loop changed; cannot place the extra work")
+    text = text.replace(IMPORT_LINE, "import math\n\nimport numpy as np\n" + IMPORT_LINE, 1)
     if kind == "kernel":
         work = (
             "            extra = 0.0  # trial: work inside the kernel\n"

@@ -13,7 +13,7 @@ from termplan.lanes import TILE as LANE_TILE
 from termplan.tasks import g1_walk
 from termplan.tasks.g1_walk import NoiseConfig, draw_noise, make_batch
 from termplan.tasks.g1_walk.assembled import AssembledG1Walk
-from termplan.tasks.g1_walk.handwritten_kernel import TILE as HAND_TILE
+from termplan.tasks.g1_walk.handwritten_layout import TILE as HAND_TILE
 from termplan.tasks.g1_walk.profiles import OWNER_NOISE, OWNER_VARIANTS, get_profile
 from termplan.tasks.g1_walk.terms import build_plan
 

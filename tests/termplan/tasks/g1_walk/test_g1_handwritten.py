@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from termplan.tasks.g1_walk.config import min_upright_gz
-from termplan.tasks.g1_walk.handwritten_kernel import LOG_STRIDE, fmod_two_pi, tilted
+from termplan.tasks.g1_walk.handwritten_kernel import tilted
+from termplan.tasks.g1_walk.handwritten_layout import LOG_STRIDE
+from termplan.tasks.g1_walk.handwritten_reward import fmod_two_pi
 
 pytestmark = pytest.mark.numba("g1_walk")
 

@@ -29,13 +29,8 @@ from termplan.tasks.g1_walk.config import (
     ObsSlot,
     check_default_angles,
 )
-from termplan.tasks.g1_walk.handwritten_kernel import (
-    KERNEL_OFFSETS,
-    LOG_STRIDE,
-    SCRATCH_ROWS,
-    TILE,
-    g1_walk_kernel,
-)
+from termplan.tasks.g1_walk.handwritten_kernel import KERNEL_OFFSETS, g1_walk_kernel
+from termplan.tasks.g1_walk.handwritten_layout import LOG_STRIDE, SCRATCH_ROWS, TILE
 from termplan.tasks.g1_walk.profiles import Profile
 from termplan.tasks.g1_walk.task import TASK
 from termplan.threads import masked, max_threads
