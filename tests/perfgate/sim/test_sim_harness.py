@@ -182,7 +182,7 @@ def test_the_measured_process_is_one_unbound_thread() -> None:
     from perfgate.sim.harness import measured_environment
 
     given = {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores", "NUMBA_NUM_THREADS": "2"}
-    env = measured_environment(given, {"NUMBA_CPU_NAME": "haswell"})
+    env = measured_environment(given, {"NUMBA_CPU_NAME": "haswell"}, "3.19.0")
     assert env["OMP_PROC_BIND"] == "false" and env["KMP_AFFINITY"] == "disabled"
     assert env["NUMBA_NUM_THREADS"] == "1" and env["NUMBA_CPU_NAME"] == "haswell"
 
@@ -195,6 +195,6 @@ def test_the_harness_variables_do_not_reach_the_measured_process() -> None:
     from perfgate.sim.harness import PREPARE_VARIABLE, measured_environment
 
     given = {PREPARE_VARIABLE: "done", PROFILES_VARIABLE: "/tmp/kept", "KEEP_ME": "1"}
-    env = measured_environment(given, {})
+    env = measured_environment(given, {}, "3.19.0")
     assert PREPARE_VARIABLE not in env and PROFILES_VARIABLE not in env
     assert env["KEEP_ME"] == "1"

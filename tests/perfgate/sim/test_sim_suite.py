@@ -34,6 +34,26 @@ def test_the_version_changes_with_valgrind_and_the_target_mode() -> None:
     assert suite.sim_version("valgrind", "3.19.0") != base
 
 
+def test_a_measured_process_runs_no_valgrind_of_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The harness names valgrind's version in the measured process's environment, which
+    then starts no ``valgrind --version`` as it imports the suite: that child's timing set
+    the process's memory layout, and two processes of one commit counted different Python
+    work per call. Without the variable (asv's own process) valgrind is asked."""
+    from perfgate.sim import callgrind, harness
+
+    def asked() -> str:
+        raise AssertionError("valgrind was run")
+
+    monkeypatch.setattr(callgrind, "valgrind_version", asked)
+    env = harness.measured_environment({}, {}, "3.19.0")
+    assert env[callgrind.VERSION_VARIABLE] == "3.19.0"
+    assert suite.installed_valgrind(env) == "3.19.0"
+    monkeypatch.setattr(callgrind, "valgrind_version", lambda: "3.22.0")
+    assert suite.installed_valgrind({}) == "3.22.0"
+
+
 def test_a_family_that_counts_other_calls_has_another_version() -> None:
     """A family's figures are its weighted calls after its warm-up: changing either makes
     figures that are not compared with the old ones."""

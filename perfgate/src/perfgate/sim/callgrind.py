@@ -29,6 +29,12 @@ CACHE = {"I1": (32768, 8, 64), "D1": (32768, 8, 64), "LL": (8388608, 16, 64)}
 INSTALL_HINT = "install it with `sudo apt-get install -y valgrind` (Debian, Ubuntu)"
 #: environment of every measured process (on top of the run's own)
 DETERMINISTIC_ENV = {"PYTHONMALLOC": "malloc", "PYTHONHASHSEED": "0"}
+#: The variable by which the harness gives a measured process valgrind's version, which it
+#: asked already: the suite's class bodies digest the version into their asv ``version``
+#: (`perfgate.sim.suite`), and asked by the measured process itself, as it imports the
+#: suite, the answer is a child process whose timing sets the memory layout (see
+#: `perfgate.sim.suite.installed_valgrind`).
+VERSION_VARIABLE = "PERFGATE_SIM_VALGRIND"
 _TRIGGER = re.compile(r"^desc: Trigger: Client Request: (\S+)$", re.MULTILINE)
 _EVENTS = re.compile(r"^events: (.+)$", re.MULTILINE)
 _SUMMARY = re.compile(r"^summary: (.+)$", re.MULTILINE)

@@ -128,10 +128,15 @@ def child_environment(env: Mapping[str, str]) -> dict[str, str]:
     return {**kept, **callgrind.DETERMINISTIC_ENV}
 
 
-def measured_environment(env: Mapping[str, str], jit: Mapping[str, str]) -> dict[str, str]:
+def measured_environment(
+    env: Mapping[str, str], jit: Mapping[str, str], valgrind: str
+) -> dict[str, str]:
     """The measured process's whole environment: ``env`` as `child_environment` keeps it,
-    one unbound thread (`SINGLE_THREAD_ENV`) and the JIT's target (``jit``)."""
-    return {**child_environment(env), **SINGLE_THREAD_ENV, **jit}
+    one unbound thread (`SINGLE_THREAD_ENV`), the JIT's target (``jit``) and valgrind's
+    version (``valgrind``, `callgrind.VERSION_VARIABLE`: the process runs no ``valgrind
+    --version`` of its own, whose timing would set its memory layout)."""
+    version = {callgrind.VERSION_VARIABLE: valgrind}
+    return {**child_environment(env), **SINGLE_THREAD_ENV, **jit, **version}
 
 
 def _spec_document(spec: SimSpec, status: Path) -> dict[str, Any]:
@@ -186,7 +191,7 @@ def measure(
     version = callgrind.valgrind_version()
     base_env = dict(os.environ if env is None else env)
     jit = target.resolve(target_mode, python, base_env)
-    child_env = measured_environment(base_env, jit)
+    child_env = measured_environment(base_env, jit, version)
     with tempfile.TemporaryDirectory(prefix="perfgate-sim-") as tmp:
         work = Path(tmp)
         argv = [python, "-m", "perfgate.sim.child", str(work / "spec.json")]

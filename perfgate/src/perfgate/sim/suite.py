@@ -88,7 +88,28 @@ def sim_version(
 
 @functools.cache
 def _installed_valgrind() -> str:
-    """valgrind's version, asked once per process ("missing" without it)."""
+    """valgrind's version, asked once per process (`installed_valgrind` of its environment)."""
+    return installed_valgrind(os.environ)
+
+
+def installed_valgrind(environ: Mapping[str, str]) -> str:
+    """valgrind's version ("missing" without it); in a measured process, the one its harness
+    names (`callgrind.VERSION_VARIABLE`), nothing run.
+
+    Why: run from the measured process (the class bodies below need the version, and the
+    process imports the suite before its first case), ``valgrind --version`` is a child
+    process whose timing shapes the heap: whether its output, its end of output and its exit
+    came in one ``poll`` or several, and whether ``wait`` had to sleep, changed what the
+    ``subprocess`` module allocated and freed. From there on everything the process mapped
+    (kernel code, arrays) lay a few pages elsewhere: measured (two processes of one commit,
+    ``--trace-syscalls=yes``), the first difference of their system calls was that ``poll``
+    loop, the mappings differed from the next import on, and the calling thread's Python
+    work per call moved by up to ~7,000 instructions (malloc, dictionary and type-cache
+    lookups keyed by addresses).
+    """
+    given = environ.get(callgrind.VERSION_VARIABLE, "").strip()
+    if given:
+        return given
     try:
         return callgrind.valgrind_version()
     except UserError:

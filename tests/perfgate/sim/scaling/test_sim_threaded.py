@@ -65,7 +65,9 @@ def test_the_command_separates_threads(tmp_path: Path) -> None:
     at = cmd.index("--tool=callgrind") + 1
     assert cmd[at : at + 2] == ["--separate-threads=yes", "--fair-sched=yes"]
     assert cmd[-3:] == ["python", "-m", "x"]
-    env = threaded.measured_environment({"ASV_X": "1", "A": "b"}, {"NUMBA_CPU_NAME": "h"}, 64)
+    env = threaded.measured_environment(
+        {"ASV_X": "1", "A": "b"}, {"NUMBA_CPU_NAME": "h"}, "3.19.0", 64
+    )
     assert env["NUMBA_NUM_THREADS"] == "64" and env["NUMBA_THREADING_LAYER"] == "workqueue"
     assert env["OMP_NUM_THREADS"] == "1" and "ASV_X" not in env and env["A"] == "b"
 
@@ -162,7 +164,7 @@ def test_malloc_gets_the_arenas_of_a_machine_of_pool_cores() -> None:
     """8 arenas per core, as glibc sizes them from the cores it runs on: each of 64
     workers gets an arena of its own, whatever the runner's cores; the caller's other
     tunables are kept, an arena limit of theirs is replaced."""
-    env = threaded.measured_environment({}, {}, 64)
+    env = threaded.measured_environment({}, {}, "3.19.0", 64)
     assert env["GLIBC_TUNABLES"] == "glibc.malloc.arena_max=512"
     given = "glibc.malloc.tcache_count=0:glibc.malloc.arena_max=2"
     assert threaded.malloc_arenas(given, 8) == (

@@ -108,12 +108,12 @@ class ThreadOutcome:
 
 
 def measured_environment(
-    env: Mapping[str, str], jit: Mapping[str, str], pool: int
+    env: Mapping[str, str], jit: Mapping[str, str], valgrind: str, pool: int
 ) -> dict[str, str]:
     """`harness.measured_environment` with a pool of ``pool`` threads on the workqueue
     layer (the BLAS and OpenMP pools stay at one thread), and glibc's malloc allowed the
     arenas a machine of ``pool`` cores has (`malloc_arenas`)."""
-    measured = harness.measured_environment(env, jit)
+    measured = harness.measured_environment(env, jit, valgrind)
     return {
         **measured,
         "NUMBA_NUM_THREADS": str(pool),
@@ -150,7 +150,7 @@ def measure(
     version = callgrind.valgrind_version()
     base_env = dict(os.environ if env is None else env)
     jit = target.resolve(target_mode, python, base_env)
-    child_env = measured_environment(base_env, jit, pool)
+    child_env = measured_environment(base_env, jit, version, pool)
     with tempfile.TemporaryDirectory(prefix="perfgate-simt-") as tmp:
         work = Path(tmp)
         argv = [python, "-m", "perfgate.sim.scaling.thread_child", str(work / "spec.json")]
