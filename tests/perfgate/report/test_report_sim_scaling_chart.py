@@ -157,7 +157,7 @@ def test_the_rows_of_compare_sim_scaling_are_grouped() -> None:
     assert [(p.threads, p.base, p.head) for p in group.points] == [
         (8, 0.79, 0.69), (32, 0.30, 0.24), (64, 0.14, 0.12),
     ]  # fmt: skip
-    assert group.verdict is R and group.weighting == "cycles"
+    assert group.verdict is R and group.weighting == "instructions"
 
 
 def _report() -> Report:

@@ -58,7 +58,7 @@ def test_more_serial_work_is_a_blocking_efficiency_drop_named_at_its_thread_coun
     assert efficiency.verdict is CaseVerdict.REGRESSED and efficiency.blocking
     assert efficiency.ratio == pytest.approx(0.25 / 0.13)
     assert efficiency.key.benchmark == f"{FAMILY}.track_efficiency"
-    assert "projected at 32 threads, E(T) 0.250 -> 0.130 (-48.0%; cycles)" in efficiency.note
+    assert "projected at 32 threads, E(T) 0.250 -> 0.130 (-48.0%; instructions)" in efficiency.note
     assert share.verdict is CaseVerdict.REGRESSED and "serial share 2.40% -> 5.00%" in share.note
     assert (efficiency.threshold, efficiency.n_base, efficiency.n_head) == (0.05, 2, 1)
 
@@ -83,6 +83,17 @@ def test_cycles_that_move_between_base_counts_leave_the_instructions_to_decide()
     assert efficiency.verdict is CaseVerdict.REGRESSED and efficiency.figure == "instructions"
     assert efficiency.ratio == pytest.approx(0.25 / 0.13)
     assert share.figure == "instructions"
+
+
+def test_cycles_never_decide_even_where_the_base_counts_agreed() -> None:
+    """An A/A gate run of this repository: the base's two cycle-weighted counts agreed, the
+    head's (same commit) was 15% lower, its instructions the same: unchanged, not blocked."""
+    base = _side(0.461, 0.024)
+    head = _side(0.461, 0.024, cycles_factor=0.393 / 0.461)
+    efficiency, share = _rows(base, head, base)
+    assert efficiency.verdict is share.verdict is CaseVerdict.UNCHANGED
+    assert efficiency.figure == share.figure == "instructions"
+    assert efficiency.ratio == pytest.approx(1.0)
 
 
 def test_two_base_counts_that_disagree_in_every_weighting_are_refused() -> None:
