@@ -84,7 +84,11 @@ def install() -> bool:
     current = [getattr(module, _NAME) for module in modules]
     if all(function is copy_propagate for function in current):
         return True
-    if source_digest(NUMBA_OWN) != CHECKED_SOURCE:
+    try:
+        checked = source_digest(NUMBA_OWN) == CHECKED_SOURCE
+    except (OSError, TypeError):  # no source to read (a Numba installed without it)
+        checked = False
+    if not checked:
         return False
     if any(function is not NUMBA_OWN for function in current):
         return False  # another replacement is in place in one of them: leave it alone
