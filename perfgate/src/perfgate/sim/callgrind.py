@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -124,21 +124,34 @@ def parse_dump(text: str) -> Dump | None:
     )
 
 
-def _header(path: Path, limit: int = 64 * 1024) -> str:
-    """The start of a dump file (events and summary come before any per-function cost)."""
-    with path.open("r", encoding="utf-8", errors="replace") as handle:
-        return handle.read(limit)
+#: Bytes of a dump file that hold its header (events and summary come before any
+#: per-function cost).
+HEADER_LIMIT = 64 * 1024
+
+
+def wanted_dumps(
+    out_dir: Path, names: Iterable[str], whole: bool = False
+) -> Iterator[tuple[Path, Dump, str]]:
+    """Every dump file of ``out_dir`` that a client request in ``names`` triggered, in file
+    order: its path, its header's `Dump`, and its text (the header; with ``whole``, the
+    whole file, read once)."""
+    wanted = set(names)
+    for path in sorted(out_dir.glob("callgrind.out*")):
+        with path.open("r", encoding="utf-8", errors="replace") as handle:
+            text = handle.read(HEADER_LIMIT)
+            dump = parse_dump(text)
+            if dump is None or dump.name not in wanted:
+                continue
+            if whole:
+                text += handle.read()
+        yield path, dump, text
 
 
 def read_dumps(out_dir: Path, names: Iterable[str]) -> dict[str, Events]:
     """The counts of every expected dump in ``out_dir``; a name dumped twice is an error
     (a case counted twice would be wrong). Names not dumped are simply absent."""
-    wanted = set(names)
     found: dict[str, Events] = {}
-    for path in sorted(out_dir.glob("callgrind.out*")):
-        dump = parse_dump(_header(path))
-        if dump is None or dump.name not in wanted:
-            continue
+    for _path, dump, _text in wanted_dumps(out_dir, names):
         if dump.name in found:
             raise ValueError(f"callgrind dumped {dump.name!r} twice in {out_dir}")
         found[dump.name] = dump.events

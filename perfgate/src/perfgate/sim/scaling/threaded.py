@@ -61,13 +61,8 @@ def read_thread_dumps(out_dir: Path, names: Iterable[str]) -> dict[str, dict[int
     that thread's last dump or zero, less the pool's hand-off (`hand_off`: the locks and waits
     whose counts follow the order valgrind runs the threads in). A name dumped twice by one
     thread, or a dump file without its thread (not a per-thread run), is a ValueError."""
-    wanted = set(names)
     found: dict[str, dict[int, Events]] = {}
-    for path in sorted(out_dir.glob("callgrind.out*")):
-        text = callgrind._header(path)
-        dump = callgrind.parse_dump(text)
-        if dump is None or dump.name not in wanted:
-            continue
+    for path, dump, text in callgrind.wanted_dumps(out_dir, names, whole=True):
         thread = _THREAD.search(text)
         if thread is None:
             raise ValueError(f"callgrind dump {path.name} names no thread (not per thread?)")
@@ -75,7 +70,7 @@ def read_thread_dumps(out_dir: Path, names: Iterable[str]) -> dict[str, dict[int
         number = int(thread.group(1))
         if number in threads:
             raise ValueError(f"thread {number} dumped {dump.name!r} twice in {out_dir}")
-        threads[number] = hand_off.without_hand_off(profile.parse(path.read_text()))
+        threads[number] = hand_off.without_hand_off(profile.parse(text))
     return found
 
 
