@@ -48,7 +48,12 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO), str(REPO / "perfgate" / "src"), str(REPO / "termplan" / "src")]
+sys.path[:0] = [
+    str(REPO / "ci"),
+    str(REPO),
+    str(REPO / "perfgate" / "src"),
+    str(REPO / "termplan" / "src"),
+]
 
 from sim_scaling_heads import PLAN_PATH, kernel_edit, patched, serial_edit  # noqa: E402
 
@@ -62,7 +67,12 @@ from perfgate.sim.cost import per_call  # noqa: E402
 from perfgate.sim.figures import FIGURES  # noqa: E402
 from perfgate.sim.scaling import threaded  # noqa: E402
 from perfgate.sim.scaling.compare import compare_sim_scaling  # noqa: E402
-from perfgate.sim.scaling.model import SCALING_FIGURES, ThreadCounts, figures  # noqa: E402
+from perfgate.sim.scaling.model import (  # noqa: E402
+    SCALING_FIGURES,
+    ThreadCounts,
+    figures,
+    project,
+)
 
 FAMILY = "sim_scaling.SimScaling"
 WEIGHTS = (1, 3)
@@ -106,13 +116,15 @@ def _count_family(
 
 
 def _figures(calls: Sequence[ThreadCounts]) -> dict[str, float]:
-    found = figures(calls, WEIGHTS)
-    found["threads"] = len(calls[0].workers)
-    pairs = list(zip(calls, WEIGHTS, strict=True))
-    total = sum(w * (c.serial.ir + sum(e.ir for e in c.workers)) for c, w in pairs)
-    found["total_instructions"] = total / sum(WEIGHTS)
-    found["serial_instructions"] = sum(w * c.serial.ir for c, w in pairs) / sum(WEIGHTS)
-    return found
+    """The family's figures, and the instruction-weighted work and imbalance the trials size
+    their serial pass with and the docs' table shows."""
+    by_instructions = project(calls, WEIGHTS, "instructions")
+    return {
+        **figures(calls, WEIGHTS),
+        "total_instructions": by_instructions.total,
+        "serial_instructions": by_instructions.serial,
+        "imbalance_instructions": by_instructions.imbalance,
+    }
 
 
 def grid(
@@ -130,16 +142,10 @@ def table(counted: Counted) -> str:
     for (task, path, n, t), f in sorted(counted.items()):
         lines.append(
             f"| {task} | {path} | {n} | {t} | {f['efficiency_instructions']:.3f} | "
-            f"{f['serial_share_instructions']:.2%} | {_imbalance(f):.3f} | {f['efficiency']:.3f} |"
+            f"{f['serial_share_instructions']:.2%} | {f['imbalance_instructions']:.3f} | "
+            f"{f['efficiency']:.3f} |"
         )
     return "\n".join(lines)
-
-
-def _imbalance(f: Mapping[str, float]) -> float:
-    """The instructions' imbalance: largest share over the mean share."""
-    total, serial = f["total_instructions"], f["serial_instructions"]
-    largest = f["critical_path_instructions"] - serial
-    return largest / ((total - serial) / f["threads"]) if total > serial else 1.0
 
 
 def measurements(counted: Counted, version: str = "trial") -> dict[CaseKey, Measurement]:
