@@ -29,7 +29,7 @@ from perfgate.config import GateConfig
 from perfgate.errors import UserError
 from perfgate.formats.asv_conf import AsvProject, read_project
 from perfgate.formats.benchmarks_json import Suite
-from perfgate.gate import context
+from perfgate.gate import context, sides
 from perfgate.gate.hooks import Hooks
 from perfgate.settings import GateOptions
 
@@ -89,10 +89,10 @@ def asv_discover_suite(root: Path, config: GateConfig) -> Suite:
         revs = context.resolve_revisions(opts)
         _pin, _fp, s = context.settings_on_this_machine(opts, revs, config, hooks.fingerprint)
         try:
-            hooks.register_machine(s.machine)  # asv's discovery needs the machine known
-            return hooks.discover(s, "head", s.run_dir / "discover")
+            with sides.prepared(s) as s:
+                hooks.register_machine(s.machine)  # asv's discovery needs the machine known
+                return hooks.discover(s, "head", s.run_dir / "discover")
         finally:
-            context.discard_exports(s)
             shutil.rmtree(s.run_dir, ignore_errors=True)
 
 

@@ -27,7 +27,7 @@ from perfgate.asv import runner as asv_runner
 from perfgate.asv import side_run
 from perfgate.config import GateConfig
 from perfgate.formats import asv_output
-from perfgate.gate import context
+from perfgate.gate import context, sides
 from perfgate.gate.hooks import Hooks
 from perfgate.process import run_process
 from perfgate.secrets import Redactor
@@ -95,10 +95,10 @@ def run_probe(root: Path, config: GateConfig, total: int = 0, log: Log = _stderr
         revs = context.resolve_revisions(opts)
         _pin, _fp, s = context.settings_on_this_machine(opts, revs, config, hooks.fingerprint)
         try:
-            hooks.register_machine(s.machine)
-            return _run(s, total, log)
+            with sides.prepared(s) as s:
+                hooks.register_machine(s.machine)
+                return _run(s, total, log)
         finally:
-            context.discard_exports(s)
             shutil.rmtree(s.run_dir, ignore_errors=True)
 
 

@@ -98,13 +98,18 @@ class AsvProject:
     @property
     def repo_subdir(self) -> str:
         """The folder of the repository asv builds the project from ("" the root)."""
-        return str(self.conf.get("repo_subdir", "") or "")
+        return repo_subdir(self.conf)
 
 
 def read_project(root: Path, named: str | Path | None = None) -> AsvProject:
     """`find_asv_conf` and `read_asv_conf` in one: the project's asv configuration."""
     path = find_asv_conf(root, named)
     return AsvProject(path, read_asv_conf(path))
+
+
+def repo_subdir(conf: Mapping[str, Any]) -> str:
+    """The folder of the repository asv builds the project from ("" the root)."""
+    return str(conf.get("repo_subdir", "") or "")
 
 
 def benchmark_dir(conf: Mapping[str, Any], folder: Path) -> Path:

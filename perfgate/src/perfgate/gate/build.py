@@ -24,7 +24,7 @@ from pathlib import Path
 
 from perfgate import git
 from perfgate.errors import UserError
-from perfgate.formats.asv_conf import AsvProject
+from perfgate.formats import asv_conf
 from perfgate.process import run_process
 from perfgate.settings import SideBuild
 
@@ -77,18 +77,19 @@ def build_side(request: BuildRequest, side: str, sha: str, env: Mapping[str, str
 
 def build_sides(
     mode: str,
-    project: AsvProject,
+    conf: Mapping[str, object],
     commits: tuple[Path, str, str],
     run_dir: Path,
     env: Mapping[str, str],
 ) -> dict[str, SideBuild]:
     """Each side of ``commits`` (repository, base, head) built once under ``mode``
-    (``build`` of ``[tool.perfgate]``; an A/A run builds once), or none for "none"."""
+    (``build`` of ``[tool.perfgate]``; an A/A run builds once), or none for "none";
+    ``conf`` is the project's asv configuration (its build timeout and ``repo_subdir``)."""
     if mode == "none":
         return {}
     repo, base_sha, head_sha = commits
-    timeout = build_timeout(project.conf)
-    request = BuildRequest(repo, run_dir, project.repo_subdir, timeout)
+    timeout = build_timeout(conf)
+    request = BuildRequest(repo, run_dir, asv_conf.repo_subdir(conf), timeout)
     base = build_side(request, "base", base_sha, env)
     if head_sha == base_sha:
         return {"base": base, "head": SideBuild("head", base.folder, 0.0)}

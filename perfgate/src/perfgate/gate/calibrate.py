@@ -16,7 +16,7 @@ from perfgate.calibration.floors import floors_from_log
 from perfgate.errors import UserError
 from perfgate.formats import noise
 from perfgate.formats.noise import CaseFloor, SimCheck
-from perfgate.gate import context, instruments
+from perfgate.gate import context, instruments, sides
 from perfgate.gate.hooks import Hooks
 from perfgate.model import EnvironmentCheck
 from perfgate.settings import GateOptions, GateSettings
@@ -35,14 +35,12 @@ def calibrate(opts: GateOptions, count: int, hooks: Hooks) -> tuple[Path, list[C
     plan, fp, settings = context.settings_on_this_machine(
         opts, revs, config, hooks.fingerprint, hooks.valgrind
     )
-    try:
+    with sides.prepared(settings) as settings:
         if opts.bench:  # only the instruments the selection has benchmarks for
             hooks.register_machine(settings.machine)
             names = discovered_names(settings, hooks.discover)
             settings = instruments.narrowed(settings, names.values())
         return _calibrate_run(count, hooks, plan, fp, settings)
-    finally:
-        context.discard_exports(settings)
 
 
 def _calibrate_run(

@@ -1,6 +1,8 @@
-"""The context stage, shared by ``gate`` and ``calibrate``: the commits (``--base`` at its
-merge base with ``--head``), the configuration at the base commit, pinning and the machine
-fingerprint's id, the asv configuration (read once) and fresh exports of both commits.
+"""A measuring run's options resolved once, shared by every command that measures (gate,
+shard, calibrate, the plan's discovery, adopt, the watch's prober): the commits (``--base``
+at its merge base with ``--head``), the configuration at the base commit, pinning and the
+machine fingerprint's id, the asv configuration (read once) and where each side will be
+exported. The exports themselves, and the builds, are made by `perfgate.gate.sides`.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ import hashlib
 import json
 import math
 import os
-import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ from perfgate.config_files import config_at_commit, load_config
 from perfgate.errors import UserError
 from perfgate.formats import asv_conf
 from perfgate.formats.noise import NoiseFile
-from perfgate.gate import build, caches, instruments, suite_edits
+from perfgate.gate import build, caches, instruments, sides, suite_edits
 from perfgate.gate.parity import given_result
 from perfgate.history.branch import HistoryError
 from perfgate.model import EnvironmentCheck, ParityResult
@@ -215,18 +216,15 @@ def build_settings(
     machine_name: str,
     valgrind: str | None = None,
 ) -> GateSettings:
-    """Export both commits and fix the instruments, their selections, the budget and the
-    run folder (``valgrind``: its installed version, None where it is not installed)."""
+    """Fix the instruments, their selections, the budget, the run folder and where each
+    side is exported to (``valgrind``: its installed version, None where it is not
+    installed). Nothing is exported or built here: that is `perfgate.gate.sides`' work."""
     repo = revs.repo
     work = opts.work_dir or repo / WORK_DIR
     base, head = revs.base, revs.head
     project = asv_conf.read_project(repo, config.asv_config)
     stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
     run_dir = work / "runs" / f"{stamp}-{base[:8]}-{head[:8]}"
-    # exported afresh for every run, inside it: an export another run left behind (its
-    # parity command ran in there, with the work folder persistent on the runner) is never
-    # what gets measured
-    exports = run_dir / "exports"
     # an explicit `sim` without valgrind is a UserError (exit 3) naming the install command
     chosen = instruments.resolve(
         config, opts.bench, opts.quick, valgrind, client.supported(), opts.shard is not None
@@ -235,11 +233,8 @@ def build_settings(
         repo=repo,
         base=base,
         head=head,
-        base_source=git.export_commit(repo, base, exports),
-        head_source=git.export_commit(repo, head, exports),
-        builds=build.build_sides(
-            config.build, project, (repo, base, head), run_dir, _child_env(run_dir, repo)
-        ),
+        base_source=sides.export_path(run_dir, base),
+        head_source=sides.export_path(run_dir, head),
         config=config,
         asv_conf=project.conf,
         benchmark_dir=project.benchmark_dir,
@@ -261,12 +256,6 @@ def build_settings(
         base_note=revs.note(opts.base),
         options=report_target(opts).options,
     )
-
-
-def _child_env(run_dir: Path, repo: Path) -> dict[str, str]:
-    """The environment of a run's children before any pinning: the caller's, with the
-    run's kernel cache."""
-    return {**os.environ, **caches.kernel_cache_env(run_dir, os.environ, repo)}
 
 
 def suite_grid_env(
@@ -294,13 +283,6 @@ def grid_note(s: GateSettings) -> str:
     return (
         f"grid: the suites' {name!r} grid (--quick, or {runner_grid.GRID_VAR} set by the caller)"
     )
-
-
-def discard_exports(s: GateSettings) -> None:
-    """Delete the run's exports and builds (samples and reports stay): they are not
-    reused."""
-    shutil.rmtree(s.run_dir / "exports", ignore_errors=True)
-    shutil.rmtree(s.run_dir / build.BUILDS_DIR, ignore_errors=True)
 
 
 def suite_notes(s: GateSettings) -> tuple[str, ...]:

@@ -24,7 +24,7 @@ from perfgate.asv.discover import check_selection, discovered_names
 from perfgate.config import GateConfig
 from perfgate.formats import asv_results, timeline
 from perfgate.formats.benchmarks_json import Suite, case_names, read_benchmarks
-from perfgate.gate import context, parity
+from perfgate.gate import context, parity, sides
 from perfgate.gate.context import Revisions
 from perfgate.gate.hooks import Hooks
 from perfgate.model import CaseKey
@@ -120,10 +120,10 @@ def discover_cases(opts: GateOptions, revs: Revisions, config: GateConfig) -> di
         opts, revs, config, hooks.fingerprint, hooks.valgrind
     )
     try:
-        hooks.register_machine(s.machine)  # asv's discovery needs the machine known
-        return discovered_names(s, hooks.discover)
+        with sides.prepared(s) as s:
+            hooks.register_machine(s.machine)  # asv's discovery needs the machine known
+            return discovered_names(s, hooks.discover)
     finally:
-        context.discard_exports(s)
         shutil.rmtree(s.run_dir, ignore_errors=True)
 
 

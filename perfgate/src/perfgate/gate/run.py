@@ -1,9 +1,10 @@
 """One gate run: the options resolved once (`perfgate.gate.context.resolve_run`), then the
-stages of `STAGES` in order over one `GateRun`: select -> parity -> measure (each
-instrument) -> compare -> decide; then render and publish. Every failure to decide becomes
-an ERROR report (exit 3), never a pass; the report is written even then. A report folder
-that cannot take the report is refused before anything runs; the report is printed only
-once it is written, and printed, written and posted without the secrets of the environment.
+stages of `STAGES` in order over one `GateRun`: prepare (the exports and builds) -> select
+-> parity -> measure (each instrument) -> compare -> decide; then render and publish.
+Every failure to decide becomes an ERROR report (exit 3), never a pass; the report is
+written even then. A report folder that cannot take the report is refused before anything
+runs; the report is printed only once it is written, and printed, written and posted
+without the secrets of the environment.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from perfgate.config import GateConfig
 from perfgate.errors import RunnerError, UserError
 from perfgate.formats import report_files, timeline
 from perfgate.formats.noise import NoiseFile
-from perfgate.gate import context, decide, instruments, parity, publish
+from perfgate.gate import context, decide, instruments, parity, publish, sides
 from perfgate.gate.compare import Analysis, analyse
 from perfgate.gate.failure_texts import explain_failures
 from perfgate.gate.hooks import Hooks
@@ -173,7 +174,17 @@ def _gate(
         hooks.log(redact_env(traceback.format_exc(), os.environ))
         return _failed_report(state, f"internal error: {type(exc).__name__}: {exc}")
     finally:
-        context.discard_exports(state.settings)
+        sides.discard(state.settings)
+
+
+def _prepare(run: GateRun) -> None:
+    """Both commits exported (and built, under ``build = "pip"``) into the run's folder:
+    the first work of a run, after its settings are fixed."""
+    s = run.settings
+    run.hooks.log(
+        f"base {s.base[:12]} head {s.head[:12]} machine {s.machine}; run dir {s.run_dir}"
+    )
+    run.settings = sides.prepare(s)
 
 
 def _select(run: GateRun) -> None:
@@ -182,7 +193,6 @@ def _select(run: GateRun) -> None:
     a selection of nothing would run them for nothing), the run's first notes; the settings
     without the instrument the selection leaves nothing to measure."""
     s, hooks = run.settings, run.hooks
-    hooks.log(f"base {s.base[:12]} head {s.head[:12]} machine {s.machine}; run dir {s.run_dir}")
     run.notes = (
         *([s.base_note] if s.base_note else []),
         *context.suite_notes(s),
@@ -271,7 +281,14 @@ def _decide(run: GateRun) -> None:
 
 
 #: The gate's stages in run order (render and publish follow, in `run`).
-STAGES: tuple[Callable[[GateRun], None], ...] = (_select, _parity, _measure, _compare, _decide)
+STAGES: tuple[Callable[[GateRun], None], ...] = (
+    _prepare,
+    _select,
+    _parity,
+    _measure,
+    _compare,
+    _decide,
+)
 
 
 def _parity_expected(earlier: timeline.Timeline | None, command: Sequence[str]) -> float | None:

@@ -46,7 +46,7 @@ from perfgate.errors import RunnerError, UserError
 from perfgate.formats import samples, shard_manifest
 from perfgate.formats.jsonfile import utc_stamp
 from perfgate.formats.shard_manifest import MANIFEST, ShardManifest
-from perfgate.gate import context, decide, parity, preview
+from perfgate.gate import context, decide, parity, preview, sides
 from perfgate.gate.hooks import Hooks
 from perfgate.model import CaseKey, ParityResult, ParityStatus, natural_key
 from perfgate.secrets import redact_env
@@ -92,10 +92,8 @@ def _shard(opts: GateOptions, spec: ShardSpec, hooks: Hooks) -> int:
     pin, fp_start, s = context.settings_on_this_machine(
         opts, revs, config, hooks.fingerprint, hooks.valgrind
     )
-    try:
+    with sides.prepared(s) as s:
         return _measure_shard(opts, spec, hooks, s, (fp_start.to_dict(), pin), given)
-    finally:
-        context.discard_exports(s)
 
 
 def shard_partition(

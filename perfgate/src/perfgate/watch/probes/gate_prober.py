@@ -20,7 +20,7 @@ from pathlib import Path
 
 from perfgate.config import GateConfig
 from perfgate.errors import RunnerError, UserError
-from perfgate.gate import context
+from perfgate.gate import context, sides
 from perfgate.gate.compare import analyse
 from perfgate.gate.hooks import Hooks
 from perfgate.instrument import Bench, Calibration
@@ -127,12 +127,10 @@ class GateProber:
         plan, fp_start, settings = context.settings_on_this_machine(
             opts, revs, self.config, self.hooks.fingerprint, self.hooks.valgrind
         )
-        try:
+        with sides.prepared(settings) as settings:
             self.hooks.register_machine(self.machine_name)
             rows = self._rows(case, settings, fp_start.to_dict())
             fp_end = self.hooks.fingerprint(plan)
-        finally:
-            context.discard_exports(settings)
         environment = EnvironmentCheck(
             context.comparable_fingerprint(fp_start),
             context.comparable_fingerprint(fp_end),
