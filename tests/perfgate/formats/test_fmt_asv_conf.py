@@ -17,14 +17,17 @@ from perfgate.formats.asv_conf import (
 
 
 def test_round_config(tmp_path: Path) -> None:
-    """Per-round configs keep the template and redirect results, env and benchmarks."""
+    """Per-round configs keep the template and redirect results, env and benchmarks; their
+    one branch is the commit the round measures (the template's may not exist locally)."""
     template = tmp_path / "asv.conf.json"
-    template.write_text('// comment\n{"version": 1, "project": "p", "results_dir": "x"}\n')
+    text = '{"version": 1, "project": "p", "results_dir": "x", "branches": ["main"]}'
+    template.write_text(f"// comment\n{text}\n")
+    sha = "a" * 40
     path = write_round_config(
-        read_asv_conf(template), tmp_path / "r0", tmp_path / "bench", tmp_path
+        read_asv_conf(template), tmp_path / "r0", tmp_path / "bench", tmp_path, sha
     )
     conf = json.loads(path.read_text())
-    assert conf["project"] == "p"
+    assert conf["project"] == "p" and conf["branches"] == [sha]
     assert conf["results_dir"] == str((tmp_path / "r0").resolve())
     assert conf["benchmark_dir"] == str((tmp_path / "bench").resolve())
 

@@ -82,6 +82,21 @@ def test_gate_with_real_asv(tiny_repo: Path, capsys: pytest.CaptureFixture[str])
     assert "perfgate PASS" in printed.out
 
 
+def test_a_checkout_without_asvs_branches(
+    tiny_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pull request's CI checkout is a detached commit with no local branch of the name
+    asv.conf.json's ``branches`` gives (``main``); asv resolves those names whenever it runs
+    without a range, and refused every round ("Unknown branch main in configuration"), so
+    the gate could not measure there. Each round names the commit it measures instead."""
+    git(tiny_repo, "checkout", "-q", "--detach")
+    git(tiny_repo, "branch", "-q", "-D", "main")
+    out = tiny_repo / "out"
+    argv = ["gate", "--base", "HEAD", "--head", "HEAD", "--repo", str(tiny_repo)]
+    code = cli.main([*argv, "--report-dir", str(out), "--machine", "tinybox"])
+    assert code == 0, capsys.readouterr().err[-3000:]
+
+
 def test_unknown_revision_with_real_repo(tiny_repo: Path) -> None:
     """An unknown revision exits 3 before anything runs."""
     argv = ["gate", "--base", "nope", "--head", "HEAD", "--repo", str(tiny_repo)]

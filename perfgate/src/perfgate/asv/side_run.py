@@ -120,7 +120,7 @@ def side_invocation(
     sha = settings.base if side == "base" else settings.head
     source = settings.base_source if side == "base" else settings.head_source
     config = asv_conf.write_round_config(
-        settings.asv_conf, folder, settings.benchmark_dir, settings.repo
+        settings.asv_conf, folder, settings.benchmark_dir, settings.repo, sha
     )
     return asv_runner.AsvInvocation(
         config=config,

@@ -119,11 +119,20 @@ def benchmark_dir(conf: Mapping[str, Any], folder: Path) -> Path:
 
 
 def write_round_config(
-    template: Mapping[str, Any], results_dir: Path, benchmark_dir: Path, repo: Path
+    template: Mapping[str, Any], results_dir: Path, benchmark_dir: Path, repo: Path, sha: str
 ) -> Path:
-    """Write an asv.conf.json for one round: the template with private results/env dirs."""
+    """Write an asv.conf.json for one round of commit ``sha``: the template with private
+    results/env dirs, and ``sha`` as its one branch.
+
+    asv resolves every configured branch name whenever it runs without a range, as each
+    round does (``--set-commit-hash``): a checkout without a local branch of the template's
+    names (a pull request's CI checkout is a detached commit) refused every round with
+    "Unknown branch main in configuration". The round measures ``sha`` only, and a full SHA
+    resolves in any checkout that has the commit.
+    """
     conf = dict(template)
     conf["repo"] = str(repo.resolve())
+    conf["branches"] = [sha]
     conf["results_dir"] = str(results_dir.resolve())
     conf["html_dir"] = str((results_dir / "html").resolve())
     conf["env_dir"] = str((results_dir / "env").resolve())
