@@ -50,11 +50,7 @@ def item_6(ctx: Ctx) -> list[Row]:
     disagree = "instruments disagree" in report
     neither = "neither: the instruments disagree" in report  # the side-by-side's "decided by"
     seen = [line for line in report.splitlines() if line.startswith("**Could see:**")]
-    # the wall case stays the wall clock's (blind by its noise, or timed), never one the
-    # simulator is said to cover: which of the two depends on this run's noise
-    own = ("could only have caught", "the wall clock's 1 timed case(s)")
-    blind = bool(seen) and any(o in seen[0] for o in own)
-    blind = blind and "also counted by the simulator" not in seen[0]
+    blind = _wall_case_uncovered(read(out / "verdict.json"))
     ok = ran.code in (1, 3) and disagree and neither and blind
     wall = _wall_estimate(read(out / "verdict.json"))
     if not disagree and wall is not None and wall[0] <= 1.05:
@@ -66,12 +62,21 @@ def item_6(ctx: Ctx) -> list[Row]:
         "under valgrind/PERFGATE_SIM_PREPARE",
         "not a pass (exit 3 undecided, or 1 if the wall clock alone is a stable regression); "
         "the report says the instruments disagree, decided by neither; the wall case is not "
-        "counted as seen by the simulator (a blind spot stays one)",
+        "counted as seen by the simulator (verdict.json's visibility: covered_by null)",
         f"exit {ran.code} ({verdict}); gate {ran.seconds:.0f} s; wall estimate {wall}; "
         f"{last_line(_disagreement(report), 330)}; decided by neither: {neither}; "
         f"{last_line(seen[0] if seen else 'no Could see line', 200)}",
         ok,
     )]  # fmt: skip
+
+
+def _wall_case_uncovered(verdict_json: str) -> bool:
+    """True when verdict.json's visibility has the wall clock's case and no sim case is
+    said to cover it (whether the wall clock itself could see it depends on the run's noise,
+    so only the cover is judged)."""
+    entries = json.loads(verdict_json or "{}").get("visibility", [])
+    wall = [e for e in entries if e.get("instrument") == "wall"]
+    return bool(wall) and all(e.get("covered_by") is None for e in wall)
 
 
 def _wall_estimate(verdict_json: str) -> tuple[float, float, float] | None:

@@ -6,11 +6,14 @@ import base64
 import html
 import json
 import string
+import sys
+from pathlib import Path
 from urllib.parse import quote, quote_plus
 
 import pytest
 
 from perfgate.markdown import md_escape
+from perfgate.process import run_process
 from perfgate.secrets import (
     child_environment,
     credential_values,
@@ -18,6 +21,7 @@ from perfgate.secrets import (
     redact_env,
     secret_values,
 )
+from perfgate.sim import callgrind, harness
 
 ENV = {
     "GITHUB_TOKEN": "ghp_abcdefghijklmnop",
@@ -49,6 +53,23 @@ def test_secret_values_are_the_long_values_of_secret_names() -> None:
 
 def test_child_environment_is_an_allow_list() -> None:
     assert child_environment(ENV) == {"HOME": "/home/runner"}
+
+
+@pytest.mark.subprocess
+def test_a_version_exported_around_the_gate_reaches_no_child(tmp_path: Path) -> None:
+    """The variable is the harness's to set for its measured process: exported by hand
+    around the gate, it would reach asv's process (every ``PERFGATE_`` name is allowed
+    there) and be digested into the sim families' versions in place of the installed
+    valgrind. The gate's children never inherit it; the other ``PERFGATE_`` names they do."""
+    given = {callgrind.VERSION_VARIABLE: "9.9.9", "PERFGATE_BENCH": "[]", "HOME": "/h"}
+    assert child_environment(given) == {"PERFGATE_BENCH": "[]", "HOME": "/h"}
+    show = "import os; print(sorted(k for k in os.environ if k.startswith('PERFGATE_')))"
+    done = run_process([sys.executable, "-c", show], tmp_path, given, 60.0)
+    seen = done.tail.strip()
+    assert done.returncode == 0 and "'PERFGATE_BENCH'" in seen
+    assert callgrind.VERSION_VARIABLE not in seen
+    measured = harness.measured_environment(given, {}, "3.19.0")
+    assert measured[callgrind.VERSION_VARIABLE] == "3.19.0"  # the harness's own, still
 
 
 def test_redact() -> None:

@@ -1,7 +1,8 @@
 """What one measuring run was asked for (`GateOptions`, the command line's options) and
-what it resolved them into (`GateSettings`: commits, exports, policy, selection and limits),
-once, by the context stage; every later stage, instrument and report reads the settings and
-nothing else of the command line."""
+what it resolved them into (`GateSettings`: commits, where they are exported, policy,
+selection and limits), once, by the context stage; every later stage, instrument and report
+reads the settings and nothing else of the command line. Only ``builds`` is filled in
+later, by `perfgate.gate.sides.prepare`, which makes the exports and the builds on disk."""
 
 from __future__ import annotations
 

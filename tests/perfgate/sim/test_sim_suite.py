@@ -54,27 +54,6 @@ def test_a_measured_process_runs_no_valgrind_of_its_own(
     assert suite.installed_valgrind({}) == "3.22.0"
 
 
-@pytest.mark.subprocess
-def test_a_version_exported_around_the_gate_reaches_no_child(tmp_path: Path) -> None:
-    """The variable is the harness's to set for its measured process: exported by hand
-    around the gate, it would reach asv's process (every ``PERFGATE_`` name is allowed
-    there) and be digested into the sim families' versions in place of the installed
-    valgrind. The gate's children never inherit it; the other ``PERFGATE_`` names they do."""
-    from perfgate.process import run_process
-    from perfgate.secrets import child_environment
-    from perfgate.sim import callgrind, harness
-
-    given = {callgrind.VERSION_VARIABLE: "9.9.9", "PERFGATE_BENCH": "[]", "HOME": "/h"}
-    assert child_environment(given) == {"PERFGATE_BENCH": "[]", "HOME": "/h"}
-    show = "import os; print(sorted(k for k in os.environ if k.startswith('PERFGATE_')))"
-    done = run_process([sys.executable, "-c", show], tmp_path, given, 60.0)
-    seen = done.tail.strip()
-    assert done.returncode == 0 and "'PERFGATE_BENCH'" in seen
-    assert callgrind.VERSION_VARIABLE not in seen
-    measured = harness.measured_environment(given, {}, "3.19.0")
-    assert measured[callgrind.VERSION_VARIABLE] == "3.19.0"  # the harness's own, still
-
-
 def test_a_family_that_counts_other_calls_has_another_version() -> None:
     """A family's figures are its weighted calls after its warm-up: changing either makes
     figures that are not compared with the old ones."""

@@ -85,7 +85,8 @@ def run(opts: GateOptions, hooks: Hooks | None = None) -> int:
 
 
 def _shard(opts: GateOptions, spec: ShardSpec, hooks: Hooks) -> int:
-    """The context stage as the gate runs it, then the shard; the exports are discarded."""
+    """The context stage as the gate runs it, then the shard inside `sides.prepared` (both
+    commits exported and built for it, and discarded after)."""
     revs = context.resolve_revisions(opts)
     given = parity.given_result(opts.parity_result, revs.head) if opts.parity_result else None
     config = context.load_gate_config(opts, revs)

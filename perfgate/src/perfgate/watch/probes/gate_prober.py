@@ -1,12 +1,13 @@
 """The real prober: the gate's own paired, interleaved A/B machinery, run in-process.
 
 One probe is one gate measurement restricted to one case (``--bench`` the case's anchored
-asv name) with A as the base and B as the head: the context stage (revisions, exports,
-pinning, grid), the measure stage (interleaved B,H / H,B rounds, extra rounds while
-undecided, the confirmation re-run of a flagged case), and the compare stage. Parity is not
-run (both commits are on main already) and no report is written: the probe's answer is the
-case's row. The environment is checked as the gate checks it: a fingerprint that changed
-while measuring makes the probe UNKNOWN, as does every failure to measure. A case of the sim
+asv name) with A as the base and B as the head: the context stage (revisions, pinning,
+grid), both commits exported (`perfgate.gate.sides`), the measure stage (interleaved B,H /
+H,B rounds, extra rounds while undecided, the confirmation re-run of a flagged case), and
+the compare stage. Parity is not run (both commits are on main already) and no report is
+written: the probe's answer is the case's row. The environment is checked as the gate
+checks it: a fingerprint that changed while measuring makes the probe UNKNOWN, as does
+every failure to measure. A case of the sim
 family is probed with the sim instrument instead (`perfgate.sim.phase`): A counted
 twice and B once, seconds, decided from the counts.
 """
