@@ -116,9 +116,14 @@ def side_invocation(
     bench: Sequence[str],
     attributes: Mapping[str, str] | None = None,
 ) -> asv_runner.AsvInvocation:
-    """The asv invocation of one run of ``side`` into ``folder`` (its config written there)."""
+    """The asv invocation of one run of ``side`` into ``folder`` (its config written there).
+
+    The side's export must exist (`perfgate.gate.sides.prepare`): asv given a missing
+    folder on the path would import whatever is installed and measure it for both sides."""
     sha = settings.base if side == "base" else settings.head
     source = settings.base_source if side == "base" else settings.head_source
+    if not source.is_dir():
+        raise GateError(f"the {side} export {source} does not exist: nothing to measure")
     config = asv_conf.write_round_config(
         settings.asv_conf, folder, settings.benchmark_dir, settings.repo, sha
     )
