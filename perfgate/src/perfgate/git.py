@@ -177,8 +177,14 @@ def working_copy(repo: Path, sha: str, dest: Path) -> Path:
     return dest
 
 
+def export_folder(root: Path, sha: str) -> Path:
+    """Where `export_commit` puts the tree of ``sha`` under ``root``."""
+    return root / sha
+
+
 def export_commit(repo: Path, sha: str, root: Path) -> Path:
-    """Export the tree of ``sha`` to ``root/<sha>`` once; later calls reuse it.
+    """Export the tree of ``sha`` to `export_folder` ``(root, sha)`` once; later calls reuse
+    it.
 
     The export is built in a temporary sibling and renamed into place, so a killed run
     never leaves a half-written tree that a later run would take as complete. (``git
@@ -186,7 +192,7 @@ def export_commit(repo: Path, sha: str, root: Path) -> Path:
     A committed symbolic link is exported as a link, one pointing out of the tree too
     (`perfgate.tree_export`): never followed, nothing written through it.
     """
-    final = root / sha
+    final = export_folder(root, sha)
     if (final / _COMPLETE).exists():
         return final
     root.mkdir(parents=True, exist_ok=True)
