@@ -1,6 +1,7 @@
-"""perfgate.agreement: where the wall clock's estimate is beyond the
-threshold and the simulator counted "same", the case is undecided and not seen (issue 37, 6:
-head code can tell it is being counted and skip work there)."""
+"""perfgate.agreement: where the wall clock sees a stable slowdown by its own rule and the
+simulator counted "same", the case is undecided and not seen (issue 37, 6: head code can tell
+it is being counted and skip work there); where the wall clock is merely undecided, the
+simulator's count decides (issue 48, 1: scatter made a clean A/A an ERROR)."""
 
 from __future__ import annotations
 
@@ -49,42 +50,68 @@ def _wall(ratio: float, low: float, high: float, verdict: CaseVerdict) -> CaseCo
     )  # fmt: skip
 
 
-#: The probe's case: the wall clock's +6.4% (CI 1.038-1.099 straddles 1.05), the simulator's
-#: 1.001 ("same") for a head that skipped work under valgrind.
-DODGED = _wall(1.064, 1.038, 1.099, CaseVerdict.INCONCLUSIVE)
+#: The probe's case (ci/probe_holes item 6): a head 4x the work except under valgrind; the
+#: wall clock's 4.23 (CI 4.14-4.28) waits for its confirmation run, the simulator counted
+#: 1.001 ("same").
+DODGED = _wall(4.23, 4.14, 4.28, CaseVerdict.INCONCLUSIVE)
+#: issue 48's A/A: identical code, the wall clock's 1.124 (CI 1.009-1.450) at a 3% threshold
+SCATTER = replace(_wall(1.124, 1.009, 1.450, CaseVerdict.INCONCLUSIVE), threshold=0.03)
 
 
-def test_a_wall_estimate_beyond_the_threshold_and_a_simulated_same_disagree() -> None:
+def test_a_stable_wall_slowdown_and_a_simulated_same_disagree() -> None:
     same = _sim(1.001e6)
     assert same.verdict is CaseVerdict.UNCHANGED
     assert disagree(DODGED, same)
+    assert disagree(replace(DODGED, verdict=CaseVerdict.REGRESSED), same)  # confirmed
     assert not disagree(_wall(1.02, 0.95, 1.09, CaseVerdict.INCONCLUSIVE), same)  # within
     assert not disagree(DODGED, _sim(1.02e6))  # the simulator found it slower too
     assert not disagree(DODGED, None) and not disagree(None, same)
 
 
-def test_a_wall_estimate_whose_ci_reaches_below_1_is_scatter_not_a_disagreement() -> None:
-    """An A/A run of ``make gate`` on this VM: the wall clock's 1.051 (CI 0.864-1.079) for
-    identical code is beyond the 3% threshold only by scatter; with the simulator's "same"
-    it is not a disagreement (it was, and made the A/A run an ERROR)."""
+def test_a_wall_interval_that_reaches_the_threshold_is_scatter_not_a_disagreement() -> None:
+    """The A/A runs' noisy wall clock: 1.051 (CI 0.864-1.079) and 1.124 (CI 1.009-1.450), for
+    identical code, are beyond the 3% threshold by scatter; their intervals include 1.03, so
+    the wall clock's own rule sees no slowdown and the simulator's "same" is no disagreement
+    (the second made an A/A quick gate an ERROR)."""
     noisy = replace(_wall(1.051, 0.864, 1.079, CaseVerdict.INCONCLUSIVE), threshold=0.03)
     assert not disagree(noisy, _sim(1e6))
-    assert disagree(replace(noisy, ci_low=1.004), _sim(1e6))
+    assert not disagree(SCATTER, _sim(1e6))
+    assert not disagree(_wall(1.064, 1.038, 1.099, CaseVerdict.INCONCLUSIVE), _sim(1e6))
+    assert disagree(replace(SCATTER, ci_low=1.031), _sim(1e6))
 
 
 def test_the_instruments_disagreeing_leaves_the_case_undecided_exit_3() -> None:
-    """Without the simulator this straddle would be a reported-only PASS; disagreeing
-    instruments make it an ERROR finding naming both figures (fail closed)."""
+    """Alone, the wall row waiting for its confirmation is an inconclusive ERROR; with a
+    simulated "same" it stays undecided, a finding naming both figures (fail closed), and
+    the simulator does not decide it."""
     rows = [DODGED, _sim(1.001e6)]
-    alone = decide.decide([DODGED], [], CONFIG)
-    assert alone.verdict is GateVerdict.PASS  # the straddle rule ("report") on its own
     decision = decide.decide(rows, [], CONFIG)
     assert decision.verdict is GateVerdict.ERROR
     (finding,) = [f for f in decision.findings if "instruments disagree" in f.text]
-    assert "1.064 (CI 1.038–1.099)" in finding.text and "1.0010 cycles" in finding.text
+    assert "4.230 (CI 4.140–4.280)" in finding.text and "1.0010 cycles" in finding.text
     (pair,) = twins.side_by_side(rows, CONFIG)
     assert pair.decided_by == "neither: the instruments disagree (undecided)"
     assert len(disagreements([(pair.wall, pair.sim)])) == 1
+    confirmed = decide.decide(
+        [replace(DODGED, verdict=CaseVerdict.REGRESSED), rows[1]], [], CONFIG
+    )
+    assert confirmed.verdict is GateVerdict.REGRESSION  # the wall clock blocks on its own
+
+
+def test_an_undecided_wall_clock_leaves_the_case_to_the_simulator() -> None:
+    """Issue 48: a clean A/A (identical counts) whose wall interval straddles the threshold,
+    or has too few rounds, passes on the simulator's exact count; a simulated regression
+    still blocks; without a sim twin the wall clock's own rule decides (an ERROR)."""
+    few = replace(SCATTER, n_base=2, n_head=2, note="too few samples")
+    for wall in (SCATTER, few):
+        decision = decide.decide([wall, _sim(1e6)], [], CONFIG)
+        assert decision.verdict is GateVerdict.PASS, decision.reasons
+        assert any("decided by the simulator" in f.text for f in decision.findings)
+        (pair,) = twins.side_by_side([wall, _sim(1e6)], CONFIG)
+        assert pair.decided_by == "sim (the wall clock could not exclude a slowdown)"
+    assert decide.decide([few], [], CONFIG).verdict is GateVerdict.ERROR
+    slower = decide.decide([few, _sim(1.05e6)], [], CONFIG)
+    assert slower.verdict is GateVerdict.REGRESSION
 
 
 def test_a_disagreeing_simulator_row_does_not_count_as_having_seen_the_case() -> None:

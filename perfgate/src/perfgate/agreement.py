@@ -2,23 +2,20 @@
 
 Code of the head can tell it is being counted (valgrind answers its own client request
 "running on valgrind" to anyone; the measured process's name and environment say so too)
-and run other code there: a probe's head skipped work under valgrind, and the simulator
-counted 1.001 ("same") for a slowdown of +6.4% the wall clock estimated (CI 1.038-1.099).
-Valgrind cannot be hidden, so neither instrument is trusted blindly:
+and run other code there, so neither instrument is trusted blindly:
 
-* the instruments *disagree* on a case where the wall clock's estimate of its single-thread
-  twin is beyond that row's threshold, with its confidence interval above 1 (the wall clock
-  sees a slowdown, not scatter: an A/A run's noisy 1.051, CI 0.864-1.079, on this VM made
-  ``make gate`` an ERROR), while the simulator compared the case and did not find it slower
-  (unchanged or faster);
+* the instruments *disagree* on a case where the wall clock, by its own rule, sees a stable
+  slowdown of its single-thread twin (the lower end of its confidence interval above 1 +
+  threshold: a row that would block on its own, confirmed or waiting for its confirmation)
+  while the simulator compared the case and did not find it slower (unchanged or faster);
 * such a case is undecided: a blocking one is an ERROR finding (the gate fails closed, exit 3,
   unless a stable regression elsewhere makes the run a REGRESSION), naming both figures, and
   its simulator row does not count as having seen the wall case
   (`perfgate.wall.visibility`).
 
-The wall clock's own rule still applies to its row whatever the simulator says (a blind spot
-stays one); the simulator only adds: its stable regressions block, and where it agrees it is
-named as having counted the case too.
+A wall clock that is merely undecided (its interval reaches 1 + threshold, or below it) is
+scatter, not evidence: there the simulator's count decides the single-thread twin
+(`undecided_by_the_wall_clock`), and a wall-clock blind spot stays one in the report.
 """
 
 from __future__ import annotations
@@ -33,13 +30,34 @@ from perfgate.verdict import CaseVerdict, GateVerdict
 _SAME = frozenset({CaseVerdict.UNCHANGED, CaseVerdict.IMPROVED})
 
 
-def disagree(wall: CaseComparison | None, sim: CaseComparison | None) -> bool:
-    """True when ``wall``'s estimate is beyond its threshold with its CI above 1 and ``sim``
-    (its twin) compared both sides and found the case not slower (see the module)."""
-    if wall is None or sim is None or wall.ratio is None or wall.ci_low is None:
+#: Sim verdicts of a case compared on both sides.
+_COMPARED = _SAME | {CaseVerdict.REGRESSED}
+
+
+def wall_sees_slowdown(wall: CaseComparison) -> bool:
+    """True when the wall clock's own rule calls ``wall`` slower: its estimate and the lower
+    end of its interval both beyond 1 + threshold (what blocks when confirmed)."""
+    if wall.ratio is None or wall.ci_low is None:
         return False
-    slower = wall.ratio > 1.0 + wall.threshold and wall.ci_low > 1.0
-    return slower and sim.verdict in _SAME
+    bound = 1.0 + wall.threshold
+    return wall.ratio > bound and wall.ci_low > bound
+
+
+def disagree(wall: CaseComparison | None, sim: CaseComparison | None) -> bool:
+    """True when the wall clock sees a stable slowdown of ``wall`` (`wall_sees_slowdown`)
+    and ``sim`` (its twin) compared both sides and found the case not slower."""
+    if wall is None or sim is None:
+        return False
+    return wall_sees_slowdown(wall) and sim.verdict in _SAME
+
+
+def undecided_by_the_wall_clock(wall: CaseComparison, sim: CaseComparison | None) -> bool:
+    """True when inconclusive ``wall`` is left to its sim twin ``sim``: the wall clock does
+    not see a slowdown by its own rule and the simulator compared both sides (its verdict,
+    a regression included, then decides the case)."""
+    if wall.verdict is not CaseVerdict.INCONCLUSIVE or sim is None:
+        return False
+    return not wall_sees_slowdown(wall) and sim.verdict in _COMPARED
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ the run a REGRESSION even when other cases could not be decided (they stay liste
 The policy fails closed: an error, an unknown state, a refused comparison or an empty
 comparison is ERROR, never PASS. A run where every blocking case failed at head compared
 nothing, yet is decided: a REGRESSION, as one failing case is, with that `RunCause`.
+An inconclusive wall-clock case whose sim twin compared both sides is decided by the
+simulator's count, and one the two instruments disagree on is an ERROR (`agreement`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from perfgate.model import (
     RunCause,
     VariantComparison,
 )
-from perfgate.twins import side_by_side
+from perfgate.twins import SideBySide, side_by_side
 from perfgate.verdict import CaseVerdict, GateVerdict
 
 _SEVERITY = tuple(GateVerdict)  # ordered by exit code, which is also severity
@@ -192,8 +194,12 @@ def decide(
         findings.append(parity_finding)
     case_findings: list[tuple[GateVerdict, str]] = []
     broken: set[int] = set()
+    pairs = side_by_side(rows, config)
+    left_to_sim = _left_to_sim(pairs)
     for row in rows:
         finding = _row_finding(row, config, "head vs base") if row.blocking else None
+        if finding and id(row) in left_to_sim:
+            finding = _decided_by_sim(finding, left_to_sim[id(row)])
         if finding:
             case_findings.append(finding)
             if row.verdict is CaseVerdict.BROKEN:
@@ -209,7 +215,7 @@ def decide(
             if finding:
                 case_findings.append(finding)
     # instruments that disagree leave a case undecided (`agreement`): fail closed
-    case_findings += agreement.findings((b.wall, b.sim) for b in side_by_side(rows, config))
+    case_findings += agreement.findings((b.wall, b.sim) for b in pairs)
     cause = None
     if not any(r.blocking and r.verdict in _COMPARED for r in rows) and not _only_broken(rows):
         cause = _failing_at_head(rows, config)
@@ -222,6 +228,27 @@ def decide(
             )
     findings += case_findings
     return headline(findings, case_findings, cause, frozenset(broken))
+
+
+def _left_to_sim(pairs: Sequence[SideBySide]) -> dict[int, CaseComparison]:
+    """id of each inconclusive wall row the simulator decides -> its sim twin
+    (`agreement.undecided_by_the_wall_clock`)."""
+    return {
+        id(p.wall): p.sim
+        for p in pairs
+        if p.wall is not None
+        and p.sim is not None
+        and agreement.undecided_by_the_wall_clock(p.wall, p.sim)
+    }
+
+
+def _decided_by_sim(
+    finding: tuple[GateVerdict, str], sim: CaseComparison
+) -> tuple[GateVerdict, str]:
+    """An undecided wall row's finding, reported only: its sim twin's count decides the
+    case (and blocks through its own row when it regressed)."""
+    text = f"{finding[1]}; the wall clock could not see it: decided by the simulator"
+    return GateVerdict.PASS, f"{text} ({sim.verdict.value}, {sim.key.label()})"
 
 
 def _only_broken(rows: Sequence[CaseComparison]) -> bool:
