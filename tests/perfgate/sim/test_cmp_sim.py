@@ -266,3 +266,33 @@ def test_unchecked_or_unstable_instructions_never_overrule_the_cycles() -> None:
     assert row.verdict is CaseVerdict.REGRESSED and row.figure == "cycles"
     wide = _row(base, head, _side(1_003_000, 816_000))  # instructions 2% apart
     assert wide.verdict is CaseVerdict.REGRESSED and wide.figure == "cycles"
+
+
+def test_work_that_grew_is_never_same_on_one_layouts_misses() -> None:
+    """Issue 48, 2: a head with 2.2% more instructions inside the Motion hand-written kernel
+    counted "same" (cycles +0.00%) because its one count landed in a layout with 2.5% fewer
+    last-level misses. The base's two counts agree; the instructions moved beyond the
+    threshold and the cycles did not follow: decided on instructions, a regression, and the
+    note says why. Work that agrees with the cycles leaves them to decide."""
+    base = _side(20_000_000, 10_070_000, 200_000, 90_000)
+    head = _side(20_000_400, 10_290_000, 200_000, 87_780)
+    row = _row(base, head, base)
+    assert row.verdict is CaseVerdict.REGRESSED and row.figure == "instructions"
+    assert row.ratio == pytest.approx(10_290_000 / 10_070_000)
+    assert "decided on instructions (+2.18%)" in row.note
+    assert "moved beyond the 1.0% threshold while its estimated cycles did not follow" in row.note
+    assert "cycles +0.00%" in row.note
+    agreeing = _row(base, _side(20_400_000, 10_290_000, 200_000, 90_000), base)
+    assert agreeing.verdict is CaseVerdict.REGRESSED and agreeing.figure == "cycles"
+
+
+def test_less_work_with_more_misses_by_layout_is_no_regression() -> None:
+    """The other direction: 2% fewer instructions while one layout's misses put the cycles
+    1.5% up is decided on the work, an improvement; instructions whose base counts differ by
+    more than half the threshold never decide (the cycles keep the case)."""
+    base = _side(1_000_000, 800_000, 10_000, 1_000)
+    head = _side(1_015_000, 784_000, 10_000, 1_600)
+    row = _row(base, head, base)
+    assert row.verdict is CaseVerdict.IMPROVED and row.figure == "instructions"
+    unstable = _row(base, head, _side(1_000_500, 806_000, 10_000, 1_000))  # 0.75% apart
+    assert unstable.verdict is CaseVerdict.REGRESSED and unstable.figure == "cycles"

@@ -1,7 +1,7 @@
 """Rows of the simulated instrument (pure): head vs base, one count per side.
 
 A sim case is decided on one figure per call, with no statistics, the count being
-deterministic, under four rules:
+deterministic, under these rules:
 
 * determinism is checked, not assumed: the base was counted twice in separate processes, the
   second time with its memory layout shifted (`perfgate.sim.child.shift_layout`), or a
@@ -15,22 +15,24 @@ deterministic, under four rules:
   call with much interpreter work moves its instructions by ~0.15% with the layout), the
   one that moved less decides if it moved by at most half the case's threshold, its
   interval widened by that much; beyond, the case is INVALID (the gate refuses it, exit 3);
+* work that moved is never "same" on the strength of one layout's misses: where the
+  instructions moved beyond the threshold (their base counts within half of it) and the
+  cycles give another verdict, the case is decided on its instructions, and the report
+  says so (`_work_moved`);
 * a change of the cycles must be corroborated by the instructions: where the estimated
   cycles moved beyond the threshold while the instructions moved by no more than two counts
   of the base may differ (the tolerance, or their measured spread), the code ran the same
-  instructions and its misses moved with where its data lie. One layout shift does not
-  sample every layout: what an earlier case of the same process leaves in memory moves a
-  later case's arrays (a code change in one g1_walk path moved a motion_tracking case's
-  cycles 0.88% and a g1_walk NumPy case's 1.03% here, by last-level misses alone). Such a
-  case is decided on its instructions, and the report says so; a change of memory traffic
-  alone is left to the wall clock;
+  instructions and its misses moved with where its data lie (one layout shift does not
+  sample every layout: what an earlier case of a process leaves in memory moves a later
+  case's arrays; docs/sim.md). Such a case is decided on its instructions, and the report
+  says so; a change of memory traffic alone is left to the wall clock;
 * ratio head/base above 1 + threshold: REGRESSED; below 1 / (1 + threshold): IMPROVED;
   otherwise UNCHANGED. The row's interval is the ratio widened by the base's own spread;
 * the case's other figures (instructions, L1 and last-level misses) say what moved, weighted
   as in the cost model (`perfgate.sim.cost.shifts`).
 
 Missing, failed and version-mismatched sides are decided as for the wall clock
-(`perfgate.wall.compare.untestable`).
+(`perfgate.case_pairs.untestable`).
 """
 
 from __future__ import annotations
@@ -215,12 +217,58 @@ def sim_row(
     figure, decisive, own = chosen
     if figure != "cycles":
         return _decided(row, base, head, figure, decisive, own, layout_moved(spread.cycles))
-    band = _layout_alone(key, base, head, spread, config.sim.tolerance, row.threshold)
-    if band is None or spread.instructions is None:
+    why = _cycles_unfit(key, base, head, spread, config.sim.tolerance, row.threshold)
+    if why is None or spread.instructions is None:
         return _decided(row, base, head, figure, decisive, own, None)
     proof = _figure_key(key, LAYOUT_PROOF)
     figure = FIGURES[LAYOUT_PROOF][0]
-    return _decided(row, base, head, figure, proof, spread.instructions, uncorroborated(band))
+    return _decided(row, base, head, figure, proof, spread.instructions, why)
+
+
+def _cycles_unfit(
+    key: CaseKey, base: Side, head: Side, spread: Spread, tolerance: float, threshold: float
+) -> str | None:
+    """Why a case whose base's cycles agree is decided on its instructions all the same
+    (None: its cycles decide): its cycles moved without its instructions
+    (`_layout_alone`), or its instructions moved beyond the threshold while its cycles say
+    otherwise (`_work_moved`)."""
+    band = _layout_alone(key, base, head, spread, tolerance, threshold)
+    if band is not None:
+        return uncorroborated(band)
+    return _work_moved(key, base, head, spread, threshold)
+
+
+def _side(ratio: float, threshold: float) -> int:
+    """+1 beyond 1 + threshold, -1 below 1 / (1 + threshold), else 0."""
+    return 1 if ratio > 1.0 + threshold else -1 if ratio < 1.0 / (1.0 + threshold) else 0
+
+
+def _work_moved(
+    key: CaseKey, base: Side, head: Side, spread: Spread, threshold: float
+) -> str | None:
+    """Why a case whose instructions moved beyond ``threshold`` is decided on them when its
+    cycles give another verdict: one count a side lands in one memory layout, and its
+    simulated misses may offset the work that grew (or shrank); None: they agree, or the
+    instructions are unchecked or beyond half the threshold between the base's counts."""
+    if spread.instructions is None or spread.instructions > threshold / 2.0:
+        return None
+    cycles = _ratio(base, head, key)
+    instructions = _ratio(base, head, _figure_key(key, LAYOUT_PROOF))
+    if cycles is None or instructions is None:
+        return None
+    work = _side(instructions, threshold)
+    if work == 0 or work == _side(cycles, threshold):
+        return None
+    return work_moved(threshold)
+
+
+def work_moved(threshold: float) -> str:
+    """Why a case whose instructions moved beyond the threshold is decided on them."""
+    return (
+        f"its instructions moved beyond the {threshold:.1%} threshold while its estimated "
+        "cycles did not follow (one count a side: the simulated misses of one memory layout "
+        "can offset the work; the work decides)"
+    )
 
 
 def _ratio(base: Side, head: Side, key: CaseKey) -> float | None:
