@@ -143,3 +143,23 @@ def test_the_single_thread_rows_ignore_the_scaling_family() -> None:
     """compare_sim decides track_cycles cases only: the scaling family has none."""
     base = _side(0.25, 0.024)
     assert compare_sim(base, base, base, CONFIG) == []
+
+
+def _projected(share: float, imbalance: float, work: float = 8e6) -> dict[CaseKey, Measurement]:
+    """A side at 32 threads whose stored figures come from ``share`` and ``imbalance``."""
+    efficiency = 1.0 / (32 * share + imbalance * (1.0 - share))
+    return _side(efficiency, share, path=work / (32 * efficiency))
+
+
+def test_a_blocked_efficiency_row_names_what_moved_it() -> None:
+    """Issue 48, 6: a head whose last rows got heavier was blocked on "E(T) 0.854 -> 0.700"
+    alone; the row names the imbalance (or the serial share) with both sides' figures."""
+    base = _projected(0.005, 1.1)
+    heavier, rows = _rows(base, _projected(0.005, 1.4, 8.4e6), base)
+    assert heavier.verdict is CaseVerdict.REGRESSED
+    assert "serial share 0.5% -> 0.5%, imbalance 1.10 -> 1.40" in heavier.note
+    assert "work 8M -> 8.4M instructions a call: the imbalance moved it" in heavier.note
+    serial, _ = _rows(base, _projected(0.02, 1.1), base)
+    assert serial.verdict is CaseVerdict.REGRESSED
+    assert serial.note.endswith("the serial share moved it")
+    assert "imbalance" not in rows.note  # the serial share's own row names its figures

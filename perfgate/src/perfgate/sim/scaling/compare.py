@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from perfgate.case_pairs import CasePair, explained, untestable
 from perfgate.config import GateConfig
 from perfgate.model import CaseComparison, CaseKey, Measurement, Reason, natural_key
+from perfgate.sim.scaling import why
 from perfgate.verdict import CaseVerdict
 
 Side = Mapping[CaseKey, Measurement]
@@ -153,6 +154,8 @@ def _decided(
         f"projected at {threads} threads, {figure.name} {_show(figure, a)} -> "
         f"{_show(figure, b)} ({b / a - 1.0:+.1%}; {weighting})"
     )
+    if figure is EFFICIENCY:
+        text += _why(row.key, weighting, base, head, threads)
     row = replace(
         row,
         ratio=ratio,
@@ -174,6 +177,34 @@ def _decided(
     return explained(
         row, CaseVerdict.UNCHANGED, Reason.SIM_WITHIN, threshold=row.threshold, moved=text
     )
+
+
+#: per weighting, the stored figures a projection is rebuilt from (`why.breakdown`)
+_PROJECTION = {
+    "instructions": (
+        EFFICIENCY.by_instructions,
+        SERIAL_SHARE.by_instructions,
+        CRITICAL_PATH["instructions"],
+    ),
+    "cycles": (EFFICIENCY.by_cycles, SERIAL_SHARE.by_cycles, CRITICAL_PATH["cycles"]),
+}
+
+
+def _why(key: CaseKey, weighting: str, base: Side, head: Side, threads: str) -> str:
+    """``: serial share ... -> ..., imbalance ... -> ..., work ...: the ... moved it`` for an
+    E(T) row (`perfgate.sim.scaling.why`); empty where a side lacks a figure."""
+    if not threads.isdigit():
+        return ""
+    sides = []
+    for side in (base, head):
+        values = [_value(side, _key(key, name)) for name in _PROJECTION[weighting]]
+        if any(v is None for v in values):
+            return ""
+        e, s, c = (float(v) for v in values if v is not None)
+        sides.append(why.breakdown(e, s, c, int(threads)))
+    if sides[0] is None or sides[1] is None:
+        return ""
+    return ": " + why.why_text(sides[0], sides[1], weighting)
 
 
 def _show(figure: Figure, value: float) -> str:
