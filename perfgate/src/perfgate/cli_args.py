@@ -10,9 +10,15 @@ import re
 from pathlib import Path
 from typing import Any
 
+from perfgate.case_label import selection_regex
+
 
 def regex(text: str) -> str:
-    """A regular expression (``--bench``), compiled once here to check it."""
+    """A regular expression (``--bench``), compiled once here to check it; a case named as
+    the report or asv names it selects exactly that case (`perfgate.case_label`)."""
+    case = selection_regex(text)
+    if case is not None:
+        return case
     try:
         re.compile(text)
     except re.error as exc:
@@ -44,7 +50,12 @@ def positive_int(text: str) -> int:
 
 def add_measurement_args(p: argparse.ArgumentParser, quick_help: str) -> None:
     """Options of every command that measures with the gate's rounds (gate, calibrate)."""
-    p.add_argument("--bench", action="append", type=regex, help="asv --bench regex (repeatable)")
+    p.add_argument(
+        "--bench",
+        action="append",
+        type=regex,
+        help="asv --bench regex, or one case as the report or asv names it (repeatable)",
+    )
     p.add_argument("--quick", action="store_true", help=quick_help)
     p.add_argument("--config", help="pyproject.toml with [tool.perfgate] (default: repo's)")
     p.add_argument("--repo", default=".", help="git repository (default: current directory)")

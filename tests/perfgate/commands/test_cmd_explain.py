@@ -13,9 +13,10 @@ from perfgate import cli
 @pytest.mark.parametrize(
     ("case", "figure", "says"),
     [
-        ("sim_hot_slice.SimHotSlice", None, "expected an asv sim case like"),
+        ("sim_hot_slice.SimHotSlice", None, "expected a sim case as the report names it"),
         ("SimHotSlice(1, 2)", None, "no module and class"),
-        ("sim_hot_slice.SimHotSlice(os.system('x'))", None, "not Python literals"),
+        ("SimHotSlice(task=g1_walk)", None, "no module and class"),
+        ("sim_hot_slice.SimHotSlice(os.system('x'))", None, "or as asv does"),
         ("sim_hot_slice.SimHotSlice.track_cycles(1)", "seconds", "--figure 'seconds'"),
     ],
 )

@@ -6,6 +6,7 @@ Regenerate the golden files with ``pytest --update-golden`` on this file."""
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from perfgate.gate.publish import replace_reports
 from perfgate.model import CaseComparison, CaseKey
 from perfgate.report.attribution import artifact_files
 from perfgate.report.render import Report, render_html, render_markdown
+from perfgate.sim.attribution.case import parse_case
 from perfgate.sim.attribution.findings import CaseAttribution, attribute_rows
 from perfgate.sim.attribution.sides import KeptSide
 from perfgate.sim.attribution.table import FunctionsTable
@@ -209,3 +211,17 @@ def test_a_wall_clock_regression_from_its_sim_twin_is_marked_as_such() -> None:
     marked = "the wall clock's regression of hot.T.time_compute(task=g1, path=handwritten)"
     assert text.count(marked) == 2
     assert marked in render_html(_report(found))
+
+
+def test_each_attributed_case_shows_the_explain_command_that_takes_its_name() -> None:
+    """Issue 48, 5: the command printed beside a case's table is one ``perfgate explain``
+    accepts: the case as the report names it, the run's commits, the table's figure."""
+    section = _section(render_markdown(_report(_attributions())), "#### Where it moved", "####")
+    commands = [line for line in section.splitlines() if line.startswith("perfgate explain")]
+    assert len(commands) == 3
+    argv = shlex.split(commands[0])
+    case = parse_case(argv[6])
+    assert (case.module, case.family, case.named) == (
+        "sim_hot", "SimHot", (("task", "g1"), ("path", "assembled")),
+    )  # fmt: skip
+    assert argv[argv.index("--figure") + 1] == "instructions"

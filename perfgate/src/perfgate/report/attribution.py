@@ -9,6 +9,7 @@ come from the head's code: untrusted text).
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -75,6 +76,8 @@ class AttributionView:
     files: tuple[str, ...] = ()
     #: the wall-clock regression this sim case's counts explain (empty: the sim row's own)
     twin: str = ""
+    #: the ``perfgate explain`` command that reproduces this table (empty: no commits)
+    explain: str = ""
 
 
 def _function(m: Moved) -> FunctionLine:
@@ -120,8 +123,22 @@ def files_of(index: int, found: CaseAttribution) -> dict[str, str]:
     return files
 
 
-def view(found: CaseAttribution, index: int = 0) -> AttributionView:
-    """One case's view (see the module); ``index``: its place in the report's list."""
+def explain_command(found: CaseAttribution, base: str, head: str) -> str:
+    """``perfgate explain`` of the case between the run's commits, its figure named: the
+    command that counts the case again and prints this table (empty: no commits)."""
+    if not base or not head:
+        return ""
+    argv = ["perfgate", "explain", "--base", base, "--head", head, found.key.label()]
+    if found.attribution is not None:
+        argv += ["--figure", found.attribution.figure]
+    return shlex.join(argv)
+
+
+def view(
+    found: CaseAttribution, index: int = 0, base: str = "", head: str = ""
+) -> AttributionView:
+    """One case's view (see the module); ``index``: its place in the report's list;
+    ``base``, ``head``: the commits compared."""
     a = found.attribution
     change = a.change if a is not None else None
     first = found.first
@@ -144,12 +161,15 @@ def view(found: CaseAttribution, index: int = 0) -> AttributionView:
         flame=Markup(found.flame),  # trusted: drawn by flame.render, names escaped
         files=tuple(files_of(index, found)),
         twin=found.twin_of.label() if found.twin_of is not None else "",
+        explain=explain_command(found, base, head),
     )
 
 
-def views(found: Sequence[CaseAttribution]) -> list[AttributionView]:
+def views(
+    found: Sequence[CaseAttribution], base: str = "", head: str = ""
+) -> list[AttributionView]:
     """Every attributed case's view, in the compare stage's order (blocking first)."""
-    return [view(f, i) for i, f in enumerate(found)]
+    return [view(f, i, base, head) for i, f in enumerate(found)]
 
 
 def artifact_files(found: Sequence[CaseAttribution]) -> dict[str, str]:

@@ -287,7 +287,7 @@ def _context(report: Report) -> dict[str, Any]:
         **_chart(report),
         **_visibility(report),
         "both": side_by_side(report.rows, report.config),
-        "attribution": attribution.views(report.attribution),
+        "attribution": attribution.views(report.attribution, report.base, report.head),
         "segments": segments.views(report.rows, report.config),
         "sim_scaling": sim_scaling_chart.views(report.rows, report.config),
     }

@@ -34,7 +34,7 @@ from perfgate.errors import UserError
 from perfgate.formats import asv_conf
 from perfgate.sim import cost, harness
 from perfgate.sim.attribution import code, diff, flame, keep, sides
-from perfgate.sim.attribution.case import CaseName, parse_case
+from perfgate.sim.attribution.case import CaseName, parse_case, resolve
 from perfgate.sim.attribution.table import FIGURES, FunctionsTable
 from perfgate.sim.cost import EVENT_NAMES
 
@@ -72,10 +72,18 @@ def _import_env(export: Path, config: GateConfig, keep_dir: Path, repo: Path) ->
     return env
 
 
-def _family(
-    root: tuple[str, Path], module: str, name: str, env: Mapping[str, str]
-) -> tuple[tuple[int, ...], int]:
-    """The family's weights and warm-up, read in the commit's own environment."""
+@dataclass(frozen=True)
+class Family:
+    """What ``describe`` read of a sim family in a commit's own environment."""
+
+    weights: tuple[int, ...]
+    warmup: int
+    param_names: tuple[str, ...]
+    params: tuple[tuple[str, ...], ...]
+
+
+def _family(root: tuple[str, Path], module: str, name: str, env: Mapping[str, str]) -> Family:
+    """The family's weights, warm-up and parameters, read in the commit's own environment."""
     argv = [
         sys.executable,
         "-m",
@@ -90,7 +98,12 @@ def _family(
         tail = (done.stdout + done.stderr)[-2000:]
         raise UserError(f"explain: cannot import {module}.{name} at this commit:\n{tail}")
     data = json.loads(done.stdout.strip().splitlines()[-1])
-    return tuple(int(w) for w in data["weights"]), int(data["warmup"])
+    return Family(
+        tuple(int(w) for w in data["weights"]),
+        int(data["warmup"]),
+        tuple(str(n) for n in data.get("param_names", ())),
+        tuple(tuple(str(v) for v in values) for values in data.get("params", ())),
+    )
 
 
 def count_side(
@@ -102,19 +115,20 @@ def count_side(
     bench = asv_conf.benchmark_dir(project.conf, project.path.parent)
     env = _import_env(export, config, out, repo)
     module = f"{bench.name}.{case.module}"
-    weights, warmup = _family((bench.name, bench), module, case.family, env)
+    family = _family((bench.name, bench), module, case.family, env)
+    weights, params = family.weights, resolve(case, family.param_names, family.params)
     spec = harness.SimSpec(
         bench.name, str(bench), module, case.family,
-        (harness.SimCase("case0000", case.params),), weights, warmup,
+        (harness.SimCase("case0000", params),), weights, family.warmup,
     )  # fmt: skip
     outcome = harness.measure(spec, env=env, target_mode=config.sim.target)
     if "case0000" not in outcome.events:
         why = outcome.skipped.get("case0000") or outcome.failed.get("case0000", "not counted")
         raise UserError(f"explain: the case was not counted at {sha[:12]}: {why}")
     figures = cost.per_call(outcome.events["case0000"], weights)
-    family = out / keep.family_name(module, case.family)
-    folder = family / "cases" / keep.case_slug(case.params)
-    return Side(sha, figures, keep.load_table(folder), family)
+    kept = out / keep.family_name(module, case.family)
+    folder = kept / "cases" / keep.case_slug(params)
+    return Side(sha, figures, keep.load_table(folder), kept)
 
 
 def compare_code(
@@ -164,7 +178,7 @@ def render(found: Explanation, limit: int = 12) -> str:
     """The explanation as markdown text."""
     a = found.attribution
     lines = [
-        f"# {found.case.module}.{found.case.family}{found.case.params}",
+        f"# {found.case.label()}",
         "",
         f"base {found.base.sha[:12]} -> head {found.head.sha[:12]}, per call:",
         "",
