@@ -18,7 +18,7 @@ A project writes one subclass per family (see ``benchmarks/sim_scaling.py``)::
 valgrind
 process counting every selected case per thread, Numba's pool sized to the largest selected
 thread count (``threads``, whatever the runner's cores) on the workqueue layer. The
-``track_*`` benchmarks of `perfgate.sim.scaling.SCALING_FIGURES` read each case's projected
+``track_*`` benchmarks of `perfgate.sim.scaling.model.SCALING_FIGURES` read each case's projected
 efficiency E(T), serial share, imbalance and critical path (from estimated cycles) and the
 efficiency and serial share of instructions alone. Selection (``PERFGATE_BENCH``), stages
 (``PERFGATE_SIM_PREPARE``), the JIT target and skips are those of `perfgate.sim.suite`.

@@ -1,6 +1,6 @@
 """Run a scaling family's cases per thread: once natively, then once under callgrind with
 ``--separate-threads=yes``; per case and measured call, the calling thread's counts and each
-worker's (`perfgate.sim.scaling.ThreadCounts`).
+worker's (`perfgate.sim.scaling.model.ThreadCounts`).
 
 As `perfgate.sim.harness` (same stages, same deterministic environment, same JIT target), with
 three differences in the measured process (`perfgate.sim.scaling.thread_child`):
