@@ -1,35 +1,25 @@
 """Rows of the simulated instrument (pure): head vs base, one count per side.
 
 A sim case is decided on one figure per call, with no statistics, the count being
-deterministic, under these rules:
+deterministic, under these rules (docs/sim.md, "In the gate", has the measured cases):
 
-* determinism is checked, not assumed: the base was counted twice in separate processes, the
-  second time with its memory layout shifted (`perfgate.sim.child.shift_layout`), or a
-  calibration did so (`perfgate.formats.noise.SimCheck`). A base counted once is INVALID;
-* the decisive figure is the estimated cycles (`perfgate.sim.figures.DECISIVE`) where the
-  base's two counts agree within ``[tool.perfgate.sim] tolerance``. Where only the cycles
-  differ, the case's simulated misses follow where its data lie (a working set near a
-  simulated cache's size: the "bistable layouts" of other simulators), and the case is
-  decided on its instructions, which follow them far less; the report says so. Where both
-  figures differ by more than the tolerance (CPython's dictionaries probe by address, so a
-  call with much interpreter work moves its instructions by ~0.15% with the layout), the
-  one that moved less decides if it moved by at most half the case's threshold, its
-  interval widened by that much; beyond, the case is INVALID (the gate refuses it, exit 3);
-* work that moved is never "same" on the strength of one layout's misses: where the
-  instructions moved beyond the threshold (their base counts within half of it) and the
-  cycles give another verdict, the case is decided on its instructions, and the report
-  says so (`_work_moved`);
-* a change of the cycles must be corroborated by the instructions: where the estimated
-  cycles moved beyond the threshold while the instructions moved by no more than two counts
-  of the base may differ (the tolerance, or their measured spread), the code ran the same
-  instructions and its misses moved with where its data lie (one layout shift does not
-  sample every layout: what an earlier case of a process leaves in memory moves a later
-  case's arrays; docs/sim.md). Such a case is decided on its instructions, and the report
-  says so; a change of memory traffic alone is left to the wall clock;
-* ratio head/base above 1 + threshold: REGRESSED; below 1 / (1 + threshold): IMPROVED;
-  otherwise UNCHANGED. The row's interval is the ratio widened by the base's own spread;
-* the case's other figures (instructions, L1 and last-level misses) say what moved, weighted
-  as in the cost model (`perfgate.sim.cost.shifts`).
+* determinism is checked, not assumed: the base was counted twice in separate processes,
+  the second time with its memory layout shifted, or a calibration did so
+  (`perfgate.formats.noise.SimCheck`); a base counted once is INVALID;
+* the estimated cycles (`perfgate.sim.figures.DECISIVE`) decide where the base's two
+  counts agree within ``[tool.perfgate.sim] tolerance``; where only the cycles differ, the
+  misses follow where the data lie and the instructions decide; where both differ, the one
+  that moved less decides if it moved by at most half the threshold (its interval widened
+  by that much), else the case is INVALID (exit 3);
+* work that moved is never "same" on one layout's misses: instructions beyond the
+  threshold with cycles that give another verdict decide the case (`_work_moved`);
+* a change of the cycles must be corroborated by the instructions: cycles beyond the
+  threshold with instructions within what two base counts may differ by are misses that
+  follow the data's addresses; the instructions decide (memory traffic alone is left to the
+  wall clock);
+* ratio above 1 + threshold: REGRESSED; below 1 / (1 + threshold): IMPROVED; otherwise
+  UNCHANGED; the row's interval is the ratio widened by the base's own spread, and the
+  other figures say what moved (`perfgate.sim.cost.shifts`).
 
 Missing, failed and version-mismatched sides are decided as for the wall clock
 (`perfgate.case_pairs.untestable`).

@@ -1,36 +1,21 @@
 """An asv base class for simulated benchmarks: their figures are ordinary asv results.
 
-A project writes one subclass per family (see ``benchmarks/sim_hot_slice.py``)::
-
-    class SimHotSlice(SimBenchmark):
-        params = (TASKS, PATHS, NUM_ENVS)
-        param_names = ("task", "path", "num_envs")
-
-        def setup_cache(self):          # asv keys the cache by where it is defined
-            return self.measure_cases()
-
-        @staticmethod
-        def sim_case(task, path, num_envs):
-            case = build(task, path, num_envs)     # never counted
-            return case.call                       # one call, as timed by the wall clock
-
-``setup_cache`` runs the harness once per asv run (one native pass, one valgrind process for
-every selected case); the ``track_*`` benchmarks then read their case's figure per call:
-``track_cycles`` (the cost model's estimate, which the gate decides on) and the events behind
+A project writes one subclass per family (see ``benchmarks/sim_hot_slice.py``): ``params``
+and ``param_names``, a ``setup_cache`` that returns ``self.measure_cases()``, and a static
+``sim_case(*params)`` that builds the case (never counted) and returns one call of it, as
+the wall clock times it. ``setup_cache`` runs the harness once per asv run (one native pass,
+one valgrind process for every selected case); the ``track_*`` benchmarks then read their
+case's figure per call: ``track_cycles`` (the cost model's estimate) and the events behind
 it, ``track_instructions``, ``track_l1_misses`` and ``track_ll_misses``. A case the suite
-skips (NotImplementedError), and a case the run's ``PERFGATE_BENCH`` did not select, is
-skipped (asv's ``SkipNotImplemented``: a skipped result, not a failure); a case that fails
-is a failure, as in any asv
-benchmark; valgrind missing fails every case with the install command (never a silent skip).
+skips (NotImplementedError) or the run did not select is a skipped result; a case that
+fails is a failure; valgrind missing fails every case with the install command.
 
-The gate passes the ``--bench`` regexes of an asv run in ``PERFGATE_BENCH`` (a JSON list), so
-the harness measures only the cases that run selects, the JIT target mode in
-``PERFGATE_SIM_TARGET``, and ``PERFGATE_SIM_PREPARE``: ``1`` for a run that only prepares
-(the native pass, nothing reported: `perfgate.sim.phase.prepare`), ``done`` for a
-counting run after it (the simulated pass alone, `perfgate.sim.harness.Stage`). The
-benchmarks' asv ``version`` digests this package's measuring code, the cost model, the
-simulated caches, valgrind's version and the target mode: figures taken under different
-ones are never compared (asv and perfgate treat a version change as "not comparable").
+The gate passes the run's ``--bench`` regexes in ``PERFGATE_BENCH`` (a JSON list), the JIT
+target mode in ``PERFGATE_SIM_TARGET`` and the stage in ``PERFGATE_SIM_PREPARE`` (``1``:
+prepare only, `perfgate.sim.phase.prepare`; ``done``: count, `perfgate.sim.harness.Stage`).
+The benchmarks' asv ``version`` digests the measuring code, the cost model, the simulated
+caches, valgrind's version and the target mode: figures taken under different ones are
+never compared. docs/sim.md ("Writing a sim family") has a whole example.
 """
 
 from __future__ import annotations

@@ -1,31 +1,23 @@
 """Rows of the simulated scaling family (pure): projected E(T) and serial share, head vs base.
 
 A case of a `perfgate.sim.scaling.suite.SimScalingBenchmark` family (T threads, counted per
-thread under callgrind; `perfgate.sim.scaling.model`) gives two rows, each from one count per side:
-
-* **E(T)**, the projected parallel efficiency; higher is better, so the row's ratio is
-  base/head (above 1: the efficiency dropped by that factor);
-* **the serial share**, the calling thread's work over all the work; the ratio is head/base.
+thread; `perfgate.sim.scaling.model`) gives two rows, each from one count per side:
+**E(T)** (higher is better: the ratio is base/head) and **the serial share** (head/base).
+An E(T) row also says whether the serial share or the imbalance moved it
+(`perfgate.sim.scaling.why`).
 
 Each is decided on the instruction-weighted figures, where the base's two counts (the
-second with its memory layout shifted) agree within ``[tool.perfgate.sim] tolerance``; else,
-if they moved by at most half the case's threshold, with the interval widened by that much;
-beyond that the case is refused (INVALID, the gate's exit 3): determinism is checked, not
-assumed. The cycle-weighted figures (misses weighted as in the cost model) are stored and
-never decide: valgrind runs the threads one at a time through one simulated cache, in an
-order the host's scheduler picks, so the workers' misses are a property of the run, not of
-the code. Measured in two A/A gate runs of one commit (every case of the family, T = 8, 32,
-64): the heads' instruction-weighted E(T) within 0.006%, their cycle-weighted E(T) up to 43%
-apart; and a base whose two cycle-weighted counts happened to agree does not make the head's
-comparable (one of those runs blocked on E(32) 0.461 -> 0.393 by cycles, unchanged by
-instructions).
+second with its memory layout shifted) agree within ``[tool.perfgate.sim] tolerance``, or
+moved by at most half the threshold (the interval widened by that much); beyond, the case
+is INVALID (exit 3). The cycle-weighted figures are stored and never decide: valgrind runs
+the threads one at a time through one simulated cache, in the host scheduler's order, so
+the workers' misses belong to the run, not to the code (docs/sim.md has the A/A figures).
 
 Ratio beyond 1 + threshold (the family's rule of ``[tool.perfgate.thresholds]``, e.g.
-``'^sim_scaling\\.' = 0.05``): REGRESSED, blocking when the family is in ``blocking``; unless
-the projected time at T (the critical path, same weighting) got faster beyond the threshold:
-then the efficiency fell because the parallel work shrank, nothing runs slower at T, and the
-row is reported only (as the wall clock's efficiency cases do). Below 1 / (1 + threshold):
-IMPROVED. A base with no second count is INVALID (not checked).
+``'^sim_scaling\\.' = 0.05``): REGRESSED, blocking when the family is in ``blocking``, unless
+the projected time at T (the critical path) got faster beyond the threshold: then the
+parallel work shrank, nothing runs slower at T, and the row is reported only. Below
+1 / (1 + threshold): IMPROVED. A base with no second count is INVALID (not checked).
 """
 
 from __future__ import annotations

@@ -1,31 +1,21 @@
 """Projected thread scaling from per-thread counts (pure): Amdahl with measured imbalance.
 
-One measured call at T threads, counted by callgrind per thread (`perfgate.sim.child`, Numba's
-workqueue layer: the calling thread runs everything outside the parallel regions and waits
-while the T workers run their chunks), is split into
-
-* **serial work** S: the calling thread's counts (input binding, allocation, launching and
-  joining the parallel regions, logging: everything no worker runs);
-* **worker shares** w_1..w_T: each worker's counts (its chunks of every parallel region of
-  the call); the parallel work is P = sum of w_j;
-
-each count weighted as in the cost model (`perfgate.sim.cost`: estimated cycles), or as
-instructions alone. The model projects a machine with T free cores running the call:
+One measured call at T threads, counted by callgrind per thread (Numba's workqueue layer:
+the calling thread runs everything outside the parallel regions), is split into the
+**serial work** S (the calling thread's counts: binding, allocation, launching and joining
+the regions, logging) and the **worker shares** w_1..w_T (each worker's chunks of every
+region of the call; P = sum of w_j), each weighted as the cost model's estimated cycles
+(`perfgate.sim.cost`) or as instructions alone. For T free cores:
 
 * critical path C = S + max_j w_j (the serial work, then the slowest worker);
-* projected parallel efficiency E(T) = (S + P) / (T x C): 1.0 when there is no serial work
-  and every worker has the same share;
+* projected parallel efficiency E(T) = (S + P) / (T x C);
 * serial share = S / (S + P); imbalance = max_j w_j / mean_j w_j (1.0: even chunks).
 
-Over several measured calls (a training loop's logging and plain steps, weighted as the
-single-thread family weighs them) the work and the critical path are weighted means of the
-per-call values, so E(T) is the efficiency of the loop, not a mean of ratios.
-
-Limits, in one line: memory bandwidth, NUMA placement, false sharing and cache coherence, and
-clock frequency are not simulated (valgrind runs one thread at a time through one simulated
-cache hierarchy): they stay with the wall clock on pinned runners. The per-call split also
-sums a worker's chunks over the call's parallel regions: an imbalance that moves from one
-worker to another between the regions of one call is averaged out.
+Over several measured calls (weighted as the single-thread family weighs them) the work and
+the critical path are weighted means of the per-call values: E(T) is the loop's efficiency.
+Not simulated (they stay with the wall clock on pinned runners): memory bandwidth, NUMA
+placement, false sharing, cache coherence and clock frequency; and an imbalance that moves
+between workers from one region of a call to the next is averaged out.
 """
 
 from __future__ import annotations

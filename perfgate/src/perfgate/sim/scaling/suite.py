@@ -1,30 +1,17 @@
 """An asv base class for simulated thread-scaling families: per-thread counts at T threads,
 stored as the model's figures (`perfgate.sim.scaling.model`), ordinary asv results.
 
-A project writes one subclass per family (see ``benchmarks/sim_scaling.py``)::
-
-    class SimScaling(SimScalingBenchmark):
-        params = (TASKS, PATHS, NUM_ENVS, (8, 32, 64))
-        param_names = ("task", "path", "num_envs", "threads")
-
-        def setup_cache(self):
-            return self.measure_cases()
-
-        @staticmethod
-        def sim_case(task, path, num_envs, threads):
-            ...                 # build the case at ``threads`` (never counted), one call of it
-
+A project writes one subclass per family (see ``benchmarks/sim_scaling.py``), as for
+`perfgate.sim.suite.SimBenchmark` but with a ``threads`` parameter: ``sim_case(*params)``
+builds the case at that thread count (never counted) and returns one call of it.
 ``setup_cache`` runs `perfgate.sim.scaling.threaded` once per asv run: one native pass, one
-valgrind
-process counting every selected case per thread, Numba's pool sized to the largest selected
-thread count (``threads``, whatever the runner's cores) on the workqueue layer. The
-``track_*`` benchmarks of `perfgate.sim.scaling.model.SCALING_FIGURES` read each case's projected
-efficiency E(T), serial share, imbalance and critical path (from estimated cycles) and the
-efficiency and serial share of instructions alone. Selection (``PERFGATE_BENCH``), stages
-(``PERFGATE_SIM_PREPARE``), the JIT target and skips are those of `perfgate.sim.suite`.
-Not a subclass of `perfgate.sim.suite.SimBenchmark`: its single-thread figures
-(``track_cycles``...) are not this family's, and the gate decides ``track_cycles`` cases with
-the single-thread rules.
+valgrind process counting every selected case per thread, Numba's pool sized to the largest
+selected thread count (whatever the runner's cores) on the workqueue layer. The ``track_*``
+benchmarks of `perfgate.sim.scaling.model.SCALING_FIGURES` read each case's projected
+E(T), serial share, imbalance and critical path (estimated cycles) and the E(T), serial
+share and critical path of instructions alone. Selection, stages, the JIT target and skips
+are those of `perfgate.sim.suite`. Not a subclass of SimBenchmark: its single-thread
+figures (``track_cycles``...) are not this family's.
 """
 
 from __future__ import annotations
