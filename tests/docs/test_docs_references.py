@@ -57,14 +57,25 @@ def path_exists(path: str, here: Path) -> bool:
 
 
 def texts() -> Iterator[tuple[Path, str]]:
-    """Each doc page, and each module docstring of the two packages."""
+    """Each doc page, each module docstring of the two packages, and each command's help."""
     for page in sorted((ROOT / "docs").glob("*.md")):
         yield page, page.read_text(encoding="utf-8")
     for package in PACKAGES:
         for module in sorted(package.rglob("*.py")):
-            doc = ast.get_docstring(ast.parse(module.read_text(encoding="utf-8")))
+            tree = ast.parse(module.read_text(encoding="utf-8"))
+            doc = ast.get_docstring(tree)
             if doc:
                 yield module, doc
+            yield from ((module, text) for text in _help_texts(tree))
+
+
+def _help_texts(tree: ast.Module) -> Iterator[str]:
+    """A command's help (``DESCRIPTION = "..."`` at module level): a docstring in all but name."""
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+            names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            if names == ["DESCRIPTION"] and isinstance(node.value.value, str):
+                yield node.value.value
 
 
 def dangling(where: Path, text: str) -> list[str]:

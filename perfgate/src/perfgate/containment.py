@@ -1,30 +1,24 @@
 """Containment of the gate's children: nothing a child starts outlives it.
 
-The gate's children run code of the pull request (asv building and benchmarking the head,
-the parity command). Such code could start a detached process (double fork, ``setsid``)
-that sleeps and later rewrites the report or the run directory, after the gate finished
-and before a later workflow step uploads or posts them. So:
+The gate's children run the pull request's code (asv building and benchmarking the head,
+the parity command), which could start a detached process that later rewrites the report
+or the run folder, after the gate finished and before a workflow step posts them. So:
 
 * on Linux the gate becomes a *child subreaper* (``prctl(PR_SET_CHILD_SUBREAPER)``): an
-  orphaned descendant is re-parented to the gate instead of to init, where it can be found;
+  orphaned descendant is re-parented to the gate, where it can be found;
 * each child starts in a session (and process group) of its own;
-* while the child runs, :class:`EscapeWatch` looks at the gate's children every
-  `ESCAPE_CHECK_S` seconds: one the gate did not start is an orphan a child detached (its
-  parent exited before it), and is killed at once. Such a process may hold the child's
-  output pipes open (asv reads its benchmark process's output to the end after it exits),
-  so waiting for the child to return first would wait as long as it lives;
-* after the child exits, or times out, :func:`sweep` kills its process group, then every
-  child of the gate that was not one before the command started (the re-parented orphans)
-  and every process whose environment carries the command's marker (`MARKER`, set in its
-  environment and inherited by what it starts: a process that left the gate's tree some
-  other way), reaps them, and repeats until none is left. The gate renders and writes
-  nothing before.
+* while the child runs, :class:`EscapeWatch` kills, every `ESCAPE_CHECK_S` seconds, any
+  child of the gate the gate did not start (an orphan a child detached, which may hold the
+  child's output pipes open);
+* after the child exits or times out, :func:`sweep` kills its process group, every new
+  child of the gate (the re-parented orphans) and every process whose environment carries
+  the command's `MARKER`, reaps them, and repeats until none is left, before anything is
+  rendered or written.
 
-Where the subreaper is unavailable (not Linux, prctl refused) the process group and the
-marked processes (where there is a /proc) are still killed, and the gate says once that
-detached processes cannot be contained. A killed
-straggler is suspicious: :func:`sweep` returns it, and :func:`killed` keeps every one this
-process killed, for the gate's log and report notes.
+Without the subreaper (not Linux, prctl refused) the process group and the marked
+processes are still killed, and the gate says once that detached processes cannot be
+contained. A killed straggler is suspicious: :func:`sweep` returns it and :func:`killed`
+keeps every one, for the gate's log and report notes (docs/security.md).
 """
 
 from __future__ import annotations

@@ -1,28 +1,20 @@
 """Keeping secrets out of child processes and out of everything perfgate shows or posts.
 
-The gate runs third-party code (the parity command, asv, the benchmarks of a pull request);
-none of it needs a credential, and whatever it prints may end up in a report that is posted
-publicly. This module is the one place that knows what a secret is:
+The gate runs third-party code whose output may end up in a publicly posted report, and
+none of it needs a credential. This module is the one place that knows what a secret is:
 
-- :func:`is_secret_name` and :func:`secret_values` find the secrets of an environment: the
-  values of variables named like ``*_PAT``, ``*PASS*``, ``*SECRET*``, ``*TOKEN*``, ``*KEY*``,
-  ``*CREDENTIAL*``, ``SSH_AUTH_SOCK``, the cloud credential variables (`CLOUD_PREFIXES`,
-  `CLOUD_NAMES`), and the ``user:password`` part of URLs (``*_URL``, ``*_URI``, ``*_DSN``
-  and any value with ``://``), each `MIN_SECRET_LENGTH` characters or longer;
-  :func:`credential_values` the shorter ``user:password`` and password of a URL, which are
-  redacted only where they stand as a credential (followed by ``@``; a password after ``:``):
-  starring out every ``e`` of a report for the password ``e`` would wreck it (verdict.json's
-  keys, every word) without hiding anything.
-- :class:`Redactor` replaces each secret in any text, in every form a report can give it:
-  raw, markdown-escaped (as the report renderer escapes), HTML-escaped, URL-encoded, JSON-
-  and shell-quoted, written character by character in any mix of %-encoding (either case),
-  numeric or named HTML entities and backslash escapes, broken by white space or its escapes
-  (a newline inside a parameter that the report shows as a space), and base64-encoded
-  (standard or URL-safe alphabet, at any alignment). Redact *before* cutting text short,
-  or a secret's suffix survives.
-- :func:`child_environment` is the allow-list environment of every child process.
-- :func:`redacted_output` redacts everything written to stdout and stderr (the CLI's
-  messages, logs and tracebacks).
+- :func:`is_secret_name` and :func:`secret_values`: the values of variables named like
+  ``*_PAT``, ``*PASS*``, ``*SECRET*``, ``*TOKEN*``, ``*KEY*``, ``*CREDENTIAL*``,
+  ``SSH_AUTH_SOCK``, the cloud credential variables (`CLOUD_PREFIXES`, `CLOUD_NAMES`) and
+  the ``user:password`` part of URLs, each `MIN_SECRET_LENGTH` characters or longer;
+  :func:`credential_values` the shorter URL credentials, redacted only where they stand as
+  one (starring out every ``e`` of a report for the password ``e`` would hide nothing);
+- :class:`Redactor` replaces each secret in any text in every form a report can give it:
+  raw, markdown-, HTML-, URL-, JSON- and shell-escaped, character by character in any mix
+  of escapes, broken by white space, and base64-encoded at any alignment (redact *before*
+  cutting text short, or a secret's suffix survives);
+- :func:`child_environment` is the allow-list environment of every child process;
+- :func:`redacted_output` redacts everything written to stdout and stderr;
 - :func:`redact_url` removes credentials from URLs (git remotes) in messages.
 """
 

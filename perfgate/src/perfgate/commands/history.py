@@ -1,32 +1,5 @@
 """`perfgate history`: per-commit asv results on the append-only ``perf-results`` branch.
-
-    perfgate history append  [--repo R] [--remote O] [--branch B] [--results DIR]
-                             [--attempts N] [--retry-delay S] [--suite-ref REF]
-                             [--measured HASHFILE]
-    perfgate history export  [--repo R] [--remote O] [--branch B] [--dest DIR] [--ref REF]
-    perfgate history pending --machine M [--repo R] [--remote O] [--branch B] [--ref REF]
-                             [--max-commits N]
-    perfgate history append-noise --file NOISE.json [--repo R] [--remote O] [--branch B]
-    perfgate history append-acceptance --file RECORD.json [--repo R] [--remote O] [--branch B]
-    perfgate history plan    --machine M [--machine M2 ...] --timeout-minutes T [--ref REF]
-                             [--max-commits N] [--headroom H] [--json | --matrix]
-
-``append`` adds a run's result files to the branch (never overwriting a result; a damaged
-file already on the branch is moved to ``quarantine/`` with a record of why); with
-``--measured`` (the run's asv HASHFILE) a results dir without a result of any measured
-commit is an error and nothing is appended, and a run missing some of them appends the
-others and exits 1 naming the missing ones. ``export``
-writes the branch out for ``asv publish``, ``pending`` prints the commits a run on one machine
-should measure, newest first (see `perfgate.history`); ``append-noise`` stores a
-``perfgate calibrate`` file with its content digest under ``noise/<machine>/``, where the
-gate reads floors from (`perfgate.calibration.stored`; only the history workflow on main may
-run it); ``append-acceptance`` records a regression accepted with the override label
-(``acceptances/<pr>-<head>.json``, `perfgate.history.acceptances`); ``plan`` plans a run
-before it starts: per machine, the commits ``pending`` lists, the expected minutes from the
-machine's newest stored asv durations, and the shards (commits and ``--bench`` groups) that
-fit ``--timeout-minutes`` times ``--headroom`` on runners of that machine class
-(`perfgate.history.plan`); ``--matrix`` prints them as a GitHub Actions matrix (one line of
-JSON). Exit codes: 0 success, 1 error (message on stderr), 2 usage.
+The command's help is `DESCRIPTION`.
 """
 
 from __future__ import annotations
@@ -62,12 +35,46 @@ _COMMANDS = (
 )
 
 
+#: the command's help (``perfgate history --help``)
+DESCRIPTION = """`perfgate history`: per-commit asv results on the append-only ``perf-results``
+branch.
+
+    perfgate history append  [--repo R] [--remote O] [--branch B] [--results DIR]
+                             [--attempts N] [--retry-delay S] [--suite-ref REF]
+                             [--measured HASHFILE]
+    perfgate history export  [--repo R] [--remote O] [--branch B] [--dest DIR] [--ref REF]
+    perfgate history pending --machine M [--repo R] [--remote O] [--branch B] [--ref REF]
+                             [--max-commits N]
+    perfgate history append-noise --file NOISE.json [--repo R] [--remote O] [--branch B]
+    perfgate history append-acceptance --file RECORD.json [--repo R] [--remote O] [--branch B]
+    perfgate history plan    --machine M [--machine M2 ...] --timeout-minutes T [--ref REF]
+                             [--max-commits N] [--headroom H] [--json | --matrix]
+
+``append`` adds a run's result files to the branch (never overwriting a result; a damaged
+file already on the branch is moved to ``quarantine/`` with a record of why); with
+``--measured`` (the run's asv HASHFILE) a results dir without a result of any measured
+commit is an error and nothing is appended, and a run missing some of them appends the
+others and exits 1 naming the missing ones. ``export``
+writes the branch out for ``asv publish``, ``pending`` prints the commits a run on one machine
+should measure, newest first (see `perfgate.history`); ``append-noise`` stores a
+``perfgate calibrate`` file with its content digest under ``noise/<machine>/``, where the
+gate reads floors from (`perfgate.calibration.stored`; only the history workflow on main may
+run it); ``append-acceptance`` records a regression accepted with the override label
+(``acceptances/<pr>-<head>.json``, `perfgate.history.acceptances`); ``plan`` plans a run
+before it starts: per machine, the commits ``pending`` lists, the expected minutes from the
+machine's newest stored asv durations, and the shards (commits and ``--bench`` groups) that
+fit ``--timeout-minutes`` times ``--headroom`` on runners of that machine class
+(`perfgate.history.plan`); ``--matrix`` prints them as a GitHub Actions matrix (one line of
+JSON). Exit codes: 0 success, 1 error (message on stderr), 2 usage.
+"""
+
+
 def add_parser(subparsers: Any) -> None:
     """Register ``history`` and its ``append``, ``export`` and ``pending`` subcommands."""
     parser = subparsers.add_parser(
         "history",
         help="perf-results branch: append, export, pending commits (exit 0/1/2)",
-        description=__doc__,
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.usage_exit_code = USAGE_EXIT

@@ -1,4 +1,24 @@
-"""`perfgate watch`: change points in the stored history of main, and one issue per regression.
+"""`perfgate watch`: change points in the stored history of main, and one issue per
+regression. The command's help is `DESCRIPTION` (also docs/watch.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from perfgate import cli_args, project
+from perfgate.github import GitHubApiError
+from perfgate.history.branch import HistoryError
+from perfgate.secrets import redact_url
+from perfgate.verdict import EXIT_ERROR
+from perfgate.watch.service import WatchOptions, watch
+
+#: the command's help (``perfgate watch --help``)
+DESCRIPTION = """`perfgate watch`: change points in the stored history of main, and one issue per
+regression.
 
     perfgate watch [--results DIR] [--repo .] [--ref HEAD] [--config FILE]
                    [--remote origin] [--branch perf-results] [--no-state]
@@ -40,27 +60,13 @@ Stored commits outside that history are left out, named in a warning. A regressi
 does not fail the run: it is an issue, not a red check.
 """
 
-from __future__ import annotations
-
-import argparse
-import sys
-from pathlib import Path
-from typing import Any
-
-from perfgate import cli_args, project
-from perfgate.github import GitHubApiError
-from perfgate.history.branch import HistoryError
-from perfgate.secrets import redact_url
-from perfgate.verdict import EXIT_ERROR
-from perfgate.watch.service import WatchOptions, watch
-
 
 def add_parser(subparsers: Any) -> None:
     """Register the ``watch`` subcommand."""
     p = subparsers.add_parser(
         "watch",
         help="change points in the stored history of main; issues per regression (exit 0/3)",
-        description=__doc__,
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(

@@ -1,33 +1,23 @@
 """One shard of a gate run (``perfgate gate --shard K/N``): measure a share of the planned
 cases on this runner and write what it measured for ``perfgate merge``; decide nothing.
 
-The stages are the gate's: context, parity, then, instead of measuring the selection, the
-planned cases (asv's discovery of both sides, `perfgate.asv.discover`) are planned
-with the documented default cost of each family (`perfgate.wall.plan`; a cost measured
-by an earlier run on this runner would differ from the other runners', and every shard must
-cut the same partition) and split into N (`perfgate.shards.partition`). This shard
-measures its own cases as the gate does: base and head interleaved on this runner, extra
-rounds while the budget lasts.
+The stages are the gate's: context, parity, then the planned cases (asv's discovery of both
+sides, `perfgate.asv.discover`), costed with each family's documented default
+(`perfgate.wall.plan`: every shard must cut the same partition) and split into N
+(`perfgate.shards.partition`); this shard measures its own as the gate does, base and head
+interleaved, extra rounds while the budget lasts.
 
-What to run next (extra rounds, which cases to re-run) is decided by the shard on its own
-data, with every other shard's planned case counted as a test with p = 1 in each
-Benjamini-Hochberg family (`perfgate.config.GateConfig.elsewhere_tests`). That q is never
-below the merged test's on the same data, so a shard stops measuring a case no earlier than
-the merged test would want, and every case a shard flags is flagged by the merge too. When
-the case that settles a family has the smallest p-value of the whole run, as a lone real
-regression does, the shard's q is the merged q and a sharded run makes exactly the rounds of
-an unsharded one.
+Extra rounds and re-runs are decided on the shard's own data, every other shard's planned
+case counted as a test with p = 1 in each Benjamini-Hochberg family
+(`perfgate.config.GateConfig.elsewhere_tests`): that q is never below the merged test's, so
+a shard stops measuring a case no earlier than the merge would want. A shard re-runs the
+cases its data flags and writes that re-run too; a case the merge flags that its shard did
+not re-run is reported as needing confirmation (exit 3), never as confirmed or passed.
 
-Confirmation: a shard re-runs the cases its own data flags, exactly as the gate does, and
-writes that re-run's samples too. The merge decides with one correction over all cases and
-uses the shards' re-runs; a case the merged test flags that its shard did not re-run is
-reported as needing confirmation (exit 3), never as confirmed or passed.
-
-The shard folder (``--report-dir``) gets ``shard.json`` (`perfgate.formats.shard_manifest`:
-the shard, the plan's digest, the runner's name, the machine fingerprints at start and end,
-parity, units, noise floors) and the complete sample file of each phase; no report and no
-verdict. Exit 0 when measuring succeeded, 2 when parity failed (recorded for the merge), 3
-on any error (nothing is written then, so the merge refuses the missing shard).
+The shard folder (``--report-dir``) gets ``shard.json`` (`perfgate.formats.shard_manifest`)
+and the complete sample file of each phase; no report, no verdict. Exit 0 when measuring
+succeeded, 2 when parity failed (recorded for the merge), 3 on any error (nothing written,
+so the merge refuses the missing shard).
 """
 
 from __future__ import annotations
