@@ -112,6 +112,8 @@ def test_an_undecided_wall_clock_leaves_the_case_to_the_simulator() -> None:
     assert decide.decide([few], [], CONFIG).verdict is GateVerdict.ERROR
     slower = decide.decide([few, _sim(1.05e6)], [], CONFIG)
     assert slower.verdict is GateVerdict.REGRESSION
+    reported_only = replace(_sim(1e6), blocking=False)
+    assert decide.decide([few, reported_only], [], CONFIG).verdict is GateVerdict.ERROR
 
 
 def test_a_disagreeing_simulator_row_does_not_count_as_having_seen_the_case() -> None:

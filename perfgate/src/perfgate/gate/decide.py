@@ -232,12 +232,14 @@ def decide(
 
 def _left_to_sim(pairs: Sequence[SideBySide]) -> dict[int, CaseComparison]:
     """id of each inconclusive wall row the simulator decides -> its sim twin
-    (`agreement.undecided_by_the_wall_clock`)."""
+    (`agreement.undecided_by_the_wall_clock`), a blocking one: a twin whose regression
+    would not block cannot stand for a wall case that does."""
     return {
         id(p.wall): p.sim
         for p in pairs
         if p.wall is not None
         and p.sim is not None
+        and p.sim.blocking
         and agreement.undecided_by_the_wall_clock(p.wall, p.sim)
     }
 
