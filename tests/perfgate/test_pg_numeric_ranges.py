@@ -175,3 +175,17 @@ def test_gate_budget_1e308_is_a_clean_usage_error(
     assert "--budget-minutes" in err and value in err
     assert "Traceback" not in err and "internal error" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_tiny_cost_from_the_policy_plans_without_overflow() -> None:
+    """A benchmark's cost is any finite number of seconds >= 0: one of 5e-324 (the
+    smallest float) made budget / cost infinite in `blocking_rounds` (OverflowError)."""
+    from perfgate.model import CaseKey
+    from perfgate.wall.plan import blocking_rounds
+
+    config = parse_config({"costs": {"benchmarks": {"b.x": 5e-324}}, "budget_minutes": 10080})
+    assert config.costs is not None and config.budget_minutes is not None
+    key = CaseKey("b.x")
+    costs = config.costs.by_benchmark()
+    rounds = blocking_rounds({key: costs["b.x"]}, [key], 6, config.budget_minutes * 60)
+    assert rounds == 6
