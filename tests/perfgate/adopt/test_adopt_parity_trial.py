@@ -144,3 +144,17 @@ def test_the_cli_writes_no_failing_quick_command(
     out = capsys.readouterr().out
     assert "quick_parity_command: failed (exit 2)" in out and "NOT written" in out
     assert "ModuleNotFoundError" in out and "s3cr3t" not in out
+
+
+def test_init_prints_how_each_parity_command_did() -> None:
+    from perfgate.commands.init import trial_lines
+
+    passed = Trial(QUICK, TrialOutcome.PASSED, 3.25, 600.0)
+    stopped = Trial(PYTEST, TrialOutcome.TIMED_OUT, 600.1, 600.0, -9, "collected 9 items")
+    assert trial_lines("quick_parity_command", passed) == [
+        "  quick_parity_command: passed in 3.2 s: written"
+    ]
+    first, rest = trial_lines("parity_command", stopped)
+    assert "--parity-minutes allows longer" in first and "NOT written" in first
+    assert rest == "    collected 9 items"
+    assert trial_lines("parity_command", None) == []

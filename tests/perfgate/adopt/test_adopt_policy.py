@@ -107,5 +107,8 @@ def test_rendered_policy_with_parity_runs_golden() -> None:
 def test_a_full_command_that_did_not_pass_leaves_the_placeholder() -> None:
     stopped = replace(FULL_PASSED, outcome=TrialOutcome.TIMED_OUT, error="collected 9 items")
     proposal = with_trials(PROPOSAL, {PYTEST: stopped})
-    config = config_from_text(render_policy(proposal, False), "perfgate.toml", top_level=True)
+    text = render_policy(proposal, False)
+    config = config_from_text(text, "perfgate.toml", top_level=True)
     assert config.parity_command == PARITY_PLACEHOLDER and config.costs is None
+    assert "did not finish within the limit of 10 min (stopped)" in text
+    assert "--parity-minutes 30` runs it to its end" in text and "#   collected 9 items" in text

@@ -43,7 +43,7 @@ from typing import Any
 
 from perfgate import cli_args
 from perfgate.adopt.init import InitOptions, InitResult, init
-from perfgate.adopt.parity_trial import DEFAULT_LIMIT_S, Trial, run_trials
+from perfgate.adopt.parity_trial import DEFAULT_LIMIT_S, Trial, TrialOutcome, run_trials
 from perfgate.adopt.policy import Proposal
 from perfgate.adopt.probe import run_probe
 from perfgate.adopt.workflows import DEFAULT_LABELS, WorkflowOptions
@@ -146,7 +146,8 @@ def trial_lines(key: str, trial: Trial | None) -> list[str]:
         return []
     if trial.passed:
         return [f"  {key}: {trial.summary()}: written"]
-    lines = [f"  {key}: {trial.summary()}: NOT written (commented out); its output ended:"]
+    longer = " (--parity-minutes allows longer)" if trial.outcome is TrialOutcome.TIMED_OUT else ""
+    lines = [f"  {key}: {trial.summary()}{longer}: NOT written (commented out); its output ended:"]
     return lines + [f"    {line}" for line in trial.error.splitlines()]
 
 
