@@ -7,10 +7,12 @@ from __future__ import annotations
 import argparse
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from perfgate.case_label import selection_regex
+from perfgate.config_values import WEEK_MINUTES
 
 
 def regex(text: str) -> str:
@@ -26,26 +28,64 @@ def regex(text: str) -> str:
     return text
 
 
-def positive_number(text: str) -> float:
-    """A finite number > 0 (``--budget-minutes``); 'nan' and 'inf' are refused."""
+def _number(text: str) -> float:
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text!r}")
+
+
+def minutes(text: str) -> float:
+    """A finite number of minutes > 0, at most a week (``--budget-minutes``); 'nan', 'inf'
+    and 1e308 are refused (a week's worth is more than any job may run)."""
+    value = _number(text)
+    if not (math.isfinite(value) and 0 < value <= WEEK_MINUTES):
+        raise argparse.ArgumentTypeError(
+            f"expected a finite number of minutes > 0 and at most a week ({WEEK_MINUTES}), "
+            f"got {text!r}"
+        )
     return value
 
 
-def positive_int(text: str) -> int:
-    """An integer >= 1 (``--max-commits``)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+def share(text: str) -> float:
+    """A fraction in (0, 1] (``--headroom``)."""
+    value = _number(text)
+    if not (math.isfinite(value) and 0 < value <= 1):
+        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1], got {text!r}")
     return value
+
+
+def delay_seconds(text: str) -> float:
+    """A finite number of seconds in [0, 3600] (``--retry-delay``)."""
+    value = _number(text)
+    if not (math.isfinite(value) and 0 <= value <= 3600):
+        raise argparse.ArgumentTypeError(f"expected seconds in [0, 3600], got {text!r}")
+    return value
+
+
+def int_in(low: int, high: int, name: str) -> Callable[[str], int]:
+    """A converter of integers in [low, high], named ``name`` (argparse names a converter
+    by its ``__name__`` when it raises ValueError)."""
+
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"expected an integer in [{low}, {high}], got {text!r}"
+            )
+        return value
+
+    convert.__name__ = name
+    return convert
+
+
+#: An integer >= 1 (``--max-commits``, ``--max-steps``, ``--pr``), below a billion.
+positive_int = int_in(1, 10**9, "positive_int")
+#: A process's exit code as a shell reports it.
+exit_code = int_in(0, 255, "exit_code")
 
 
 def add_measurement_args(p: argparse.ArgumentParser, quick_help: str) -> None:

@@ -26,7 +26,6 @@ Example (see tests/perfgate/data/pyproject-perfgate.toml for the project's refer
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -69,6 +68,10 @@ VARIANT_ABSOLUTE_POLICIES = ("report", "block")
 #: How each side's code gets onto the benchmarks' path: "none", its export as it is (pure
 #: Python); "pip", built and installed into a folder of its own (compiled extensions).
 BUILD_MODES = ("none", "pip")
+#: The most rounds a case may be measured in (``min_samples``, ``max_rounds``).
+MAX_ROUNDS = 1000
+#: Seeds are 32-bit, as the bootstrap's generators take them everywhere.
+MAX_SEED = 2**32 - 1
 
 
 @dataclass(frozen=True)
@@ -252,16 +255,7 @@ def _budget_minutes(value: Any) -> float | None:
     """``budget_minutes``: absent, or a finite number of minutes > 0."""
     if value is None:
         return None
-    return _minutes("tool.perfgate.budget_minutes", value)
-
-
-def _minutes(where: str, value: Any) -> float:
-    """A finite number of minutes > 0 at ``where``."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(f"{where}: expected a number of minutes, got {value!r}")
-    if not (math.isfinite(value) and value > 0):
-        raise ConfigError(f"{where}: expected a finite number of minutes > 0, got {value!r}")
-    return float(value)
+    return checked.minutes("tool.perfgate.budget_minutes", value)
 
 
 def _asv_config(value: Any) -> str | None:
@@ -287,10 +281,16 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
     straddle = checked.choice(
         "tool.perfgate.straddle", data.get("straddle", "report"), STRADDLE_POLICIES
     )
-    min_samples = checked.at_least("tool.perfgate.min_samples", data.get("min_samples", 6), 2)
+    min_samples = checked.at_least(
+        "tool.perfgate.min_samples", data.get("min_samples", 6), 2, maximum=MAX_ROUNDS
+    )
     resamples = checked.at_least("tool.perfgate.resamples", data.get("resamples", 2000), 200)
     max_rounds = checked.at_least(
-        "tool.perfgate.max_rounds", data.get("max_rounds", 30), min_samples, "min_samples"
+        "tool.perfgate.max_rounds",
+        data.get("max_rounds", 30),
+        min_samples,
+        "min_samples",
+        MAX_ROUNDS,
     )
     blocking = checked.regex_list("tool.perfgate.blocking", data.get("blocking", ["."]))
     return GateConfig(
@@ -348,7 +348,7 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
             "tool.perfgate.detect_margin", data.get("detect_margin", 0.02), 0.0, 1.0
         ),
         budget_minutes=_budget_minutes(data.get("budget_minutes")),
-        quick_budget_minutes=_minutes(
+        quick_budget_minutes=checked.minutes(
             "tool.perfgate.quick_budget_minutes", data.get("quick_budget_minutes", 3.0)
         ),
         costs=parse_costs(data["costs"]) if "costs" in data else None,
@@ -356,23 +356,23 @@ def parse_config(section: Mapping[str, Any], source: str = "<mapping>") -> GateC
             "tool.perfgate.fingerprint_ignore", data.get("fingerprint_ignore", [])
         ),
         pin_threads=(
-            checked.at_least("tool.perfgate.pin_threads", data["pin_threads"], 1)
+            checked.at_least("tool.perfgate.pin_threads", data["pin_threads"], 1, maximum=4096)
             if "pin_threads" in data
             else None
         ),
         resamples=resamples,
-        seed=checked.at_least("tool.perfgate.seed", data.get("seed", 20260), 0),
+        seed=checked.at_least("tool.perfgate.seed", data.get("seed", 20260), 0, maximum=MAX_SEED),
         watch_alpha=checked.fraction(
             "tool.perfgate.watch_alpha", data.get("watch_alpha", 0.01), 0.0, 0.5
         ),
         watch_min_segment=checked.at_least(
             "tool.perfgate.watch_min_segment", data.get("watch_min_segment", 5), 2
         ),
-        watch_budget_minutes=_minutes(
+        watch_budget_minutes=checked.minutes(
             "tool.perfgate.watch_budget_minutes", data.get("watch_budget_minutes", 60.0)
         ),
         watch_max_steps=checked.at_least(
-            "tool.perfgate.watch_max_steps", data.get("watch_max_steps", 8), 1
+            "tool.perfgate.watch_max_steps", data.get("watch_max_steps", 8), 1, maximum=1000
         ),
         source=source,
     )

@@ -3,11 +3,18 @@ the key (``where``) and what was expected, so a typo never loosens the gate."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from perfgate.errors import ConfigError
+
+#: The longest time a budget, limit or cost may name: a week (no CI job runs longer, and
+#: a larger figure only overflows the planner's arithmetic).
+WEEK_MINUTES = 7 * 24 * 60
+#: The largest count a key holds unless it names a tighter bound of its own.
+MAX_COUNT = 1_000_000
 
 
 def check_keys(where: str, data: Mapping[str, Any], allowed: set[str]) -> None:
@@ -105,10 +112,39 @@ def choice(where: str, value: Any, allowed: tuple[str, ...]) -> str:
     return str(value)
 
 
-def at_least(where: str, value: Any, minimum: int, minimum_name: str = "") -> int:
-    """An integer option with a lower bound (``minimum_name``: the option that sets it)."""
+def at_least(
+    where: str, value: Any, minimum: int, minimum_name: str = "", maximum: int = MAX_COUNT
+) -> int:
+    """An integer option with a lower bound (``minimum_name``: the option that sets it) and
+    a sensible upper one."""
     number: int = typed(where, value, int)
     if number < minimum:
         bound = f"{minimum_name} ({minimum})" if minimum_name else str(minimum)
         raise ConfigError(f"{where}: must be at least {bound}, got {number}")
+    if number > maximum:
+        raise ConfigError(f"{where}: must be at most {maximum}, got {number}")
     return number
+
+
+def minutes(where: str, value: Any) -> float:
+    """A finite number of minutes > 0 and at most a week (`WEEK_MINUTES`)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(f"{where}: expected a number of minutes, got {value!r}")
+    if not (math.isfinite(value) and 0 < value <= WEEK_MINUTES):
+        raise ConfigError(
+            f"{where}: expected a finite number of minutes > 0 and at most a week "
+            f"({WEEK_MINUTES}), got {value!r}"
+        )
+    return float(value)
+
+
+def seconds(where: str, value: Any) -> float:
+    """A finite number of seconds >= 0 and at most a week."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(f"{where}: expected a number of seconds, got {value!r}")
+    if not (math.isfinite(value) and 0 <= value <= WEEK_MINUTES * 60):
+        raise ConfigError(
+            f"{where}: expected a finite number of seconds >= 0 and at most a week "
+            f"({WEEK_MINUTES * 60}), got {value!r}"
+        )
+    return float(value)

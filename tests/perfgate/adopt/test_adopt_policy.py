@@ -3,12 +3,15 @@ reads it; the pyproject.toml surgery touches nothing but the gate's tables."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import golden_check
 
+from perfgate.adopt.measured import with_trials
+from perfgate.adopt.parity_trial import Trial, TrialOutcome
 from perfgate.adopt.policy import Proposal, has_policy, render_policy, with_policy
-from perfgate.adopt.survey import PYTEST, Family, Guess
+from perfgate.adopt.survey import PARITY_PLACEHOLDER, PYTEST, Family, Guess
 from perfgate.config_files import config_from_text
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -71,3 +74,41 @@ def test_with_policy_replaces_only_the_gate_s_tables() -> None:
     assert with_policy(new, policy) == new  # init's own block is replaced, not repeated
     assert config_from_text(new, "new").build == "pip"
     assert with_policy("", policy) == policy
+
+
+QUICK = (*PYTEST, "--pyargs", "pkg.tests.benchmarks.test_shade")
+SHA = "0123456789abcdef" * 2 + "01234567"
+QUICK_FAILED = Trial(
+    QUICK,
+    TrialOutcome.FAILED,
+    2.5,
+    600.0,
+    3,
+    'INTERNALERROR>   File "pkg/tests/benchmarks/__init__.py", line 3\n'
+    "INTERNALERROR> AttributeError: 'pytest' has no marker 'benchmark'",
+    SHA,
+)
+FULL_PASSED = Trial(PYTEST, TrialOutcome.PASSED, 41.25, 600.0, 0, "", SHA)
+
+
+def test_rendered_policy_with_parity_runs_golden() -> None:
+    """A quick command that failed at HEAD is written commented out with its own last
+    lines; the full command that passed is written with its seconds in the costs."""
+    proposal = replace(PROPOSAL, quick_parity=Guess(QUICK, "the tests of shade"))
+    proposal = with_trials(proposal, {QUICK: QUICK_FAILED, PYTEST: FULL_PASSED})
+    text = render_policy(proposal, True)
+    golden_check.check_golden(GOLDEN / "policy.parity-runs.pyproject.toml", text)
+    config = config_from_text(text, "pyproject.toml")
+    assert config.quick_parity_command is None and config.parity_command == PYTEST
+    assert config.costs is not None and config.costs.parity_s == 41.25
+    assert config.costs.quick_parity_s is None and config.costs.benchmarks == ()
+
+
+def test_a_full_command_that_did_not_pass_leaves_the_placeholder() -> None:
+    stopped = replace(FULL_PASSED, outcome=TrialOutcome.TIMED_OUT, error="collected 9 items")
+    proposal = with_trials(PROPOSAL, {PYTEST: stopped})
+    text = render_policy(proposal, False)
+    config = config_from_text(text, "perfgate.toml", top_level=True)
+    assert config.parity_command == PARITY_PLACEHOLDER and config.costs is None
+    assert "did not finish within the limit of 10 min (stopped)" in text
+    assert "--parity-minutes 30` runs it to its end" in text and "#   collected 9 items" in text

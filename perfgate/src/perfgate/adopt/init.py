@@ -22,6 +22,7 @@ from perfgate import git
 from perfgate.adopt import init_values, measured, survey
 from perfgate.adopt.files import Planned, plan_file, plan_policy, write_planned
 from perfgate.adopt.gitignore import plan_gitignore
+from perfgate.adopt.parity_trial import DEFAULT_LIMIT_S, Trier
 from perfgate.adopt.policy import Proposal, render_policy
 from perfgate.adopt.probe import Prober
 from perfgate.adopt.workflows import WORKFLOW_FILES, WorkflowOptions, render
@@ -46,6 +47,8 @@ class InitOptions:
     force: bool = False
     workflows: bool = True
     workflow: WorkflowOptions = field(default_factory=WorkflowOptions)
+    #: seconds each parity command may run when init runs it once
+    parity_limit_s: float = DEFAULT_LIMIT_S
 
 
 @dataclass(frozen=True)
@@ -155,17 +158,23 @@ def _plans(root: Path, options: InitOptions, proposal: Proposal) -> list[Planned
 
 
 def init(
-    options: InitOptions, finder: SuiteFinder | None = None, prober: Prober | None = None
+    options: InitOptions,
+    finder: SuiteFinder | None = None,
+    prober: Prober | None = None,
+    trier: Trier | None = None,
 ) -> InitResult:
     """Propose, then write everything or nothing (see `perfgate.adopt.files`). With
     ``prober`` the suite is run once first, and the policy takes what that measured
-    (`perfgate.adopt.measured`)."""
+    (`perfgate.adopt.measured`); with ``trier`` each parity command about to be written is
+    run once, and only one that passed is written (`perfgate.adopt.parity_trial`)."""
     root = _root(options.repo)
     options = replace(options, asv_config=init_values.asv_config_inside(root, options.asv_config))
     proposal = propose(root, options, finder or asv_discover_suite)
     proposal = measured.with_quick_parity(proposal, _tracked(root))
     if prober is not None:
         proposal = measured.measure(root, proposal, prober)
+    if trier is not None:
+        proposal = measured.try_parity(root, proposal, trier, options.parity_limit_s)
     plans = _plans(root, options, proposal)
     init_values.policy_loads(plans[0].path, plans[0].text)
     diffs = write_planned(root, plans, options.force)

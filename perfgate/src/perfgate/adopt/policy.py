@@ -12,8 +12,9 @@ from pathlib import Path
 import jinja2
 
 from perfgate import __version__
+from perfgate.adopt.parity_trial import Trial
 from perfgate.adopt.quick import QuickChoice
-from perfgate.adopt.survey import Family, Guess
+from perfgate.adopt.survey import PARITY_PLACEHOLDER, Family, Guess
 from perfgate.config_costs import MeasuredCosts
 
 TEMPLATES = Path(__file__).parent / "templates" / "init"
@@ -47,11 +48,43 @@ class Proposal:
     quick: QuickChoice | None = None
     costs: MeasuredCosts | None = None
     broken: tuple[tuple[str, str], ...] = ()
+    #: the one run of parity_command / quick_parity_command at HEAD (None: not run,
+    #: ``perfgate init --no-measure``): only a command seen to pass is written
+    parity_trial: Trial | None = None
+    quick_parity_trial: Trial | None = None
 
     @property
     def benchmark_count(self) -> int:
         """How many benchmarks asv discovered."""
         return sum(f.count for f in self.families)
+
+    @property
+    def parity_written(self) -> tuple[str, ...]:
+        """The parity_command the policy sets: the one found, unless init ran it and it did
+        not pass (then the placeholder `perfgate doctor` names, never a failing command)."""
+        trial = self.parity_trial
+        return self.parity.value if trial is None or trial.passed else PARITY_PLACEHOLDER
+
+    @property
+    def quick_written(self) -> bool:
+        """True when the policy sets the quick_parity_command found (init did not run it,
+        or saw it pass)."""
+        trial = self.quick_parity_trial
+        return bool(self.quick_parity.value) and (trial is None or trial.passed)
+
+
+def trial_lines(trial: Trial | None) -> list[str]:
+    """The comment lines of a parity command's run at HEAD: how it ended and, when it did
+    not pass, its own last lines (already redacted)."""
+    if trial is None:
+        return []
+    at = f" {trial.sha[:12]}" if trial.sha else ""
+    head = f"perfgate init ran it once at HEAD{at}: {trial.summary()}"
+    if trial.passed:
+        return [head + "."]
+    return [head + ",", "so it is not written; its output ended:"] + [
+        "  " + line for line in trial.error.splitlines()
+    ]
 
 
 def toml_value(value: object) -> str:
@@ -80,6 +113,7 @@ def render_policy(proposal: Proposal, in_pyproject: bool) -> str:
         autoescape=False,
     )
     env.filters["toml"] = toml_value
+    env.filters["trial_lines"] = trial_lines
     table = "tool.perfgate" if in_pyproject else ""
     text = env.get_template("policy.toml.j2").render(p=proposal, table=table, version=__version__)
     return re.sub(r"\n{3,}", "\n\n", text)

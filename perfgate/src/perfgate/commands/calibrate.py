@@ -50,7 +50,12 @@ def add_parser(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--rev", default="HEAD", help="commit measured against itself (HEAD)")
-    p.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS, help="A/A rounds (12)")
+    p.add_argument(
+        "--rounds",
+        type=cli_args.int_in(2, 1000, "rounds"),
+        default=DEFAULT_ROUNDS,
+        help="A/A rounds (12)",
+    )
     cli_args.add_measurement_args(p, quick_help="the quick grid of the gate")
     p.set_defaults(func=run_from_args)
 

@@ -6,7 +6,10 @@ Groups: ``project`` (the policy parses; the asv configuration is found; the pari
 can start; the build mode fits the code: compiled or generated files need ``build =
 "pip"``; valgrind runs when ``instruments`` lists ``sim``), ``discovery`` (asv discovers
 the suites as the gate will, and the policy's ``blocking``, ``gate_bench`` and
-``quick_bench`` regexes each match a benchmark), ``runner`` (governor, turbo, transparent
+``quick_bench`` regexes each match a benchmark), ``parity`` (the quick parity command,
+``quick_parity_command`` else ``parity_command``, run once at HEAD as the gate runs it,
+stopped after 10 min: its time, or as a problem its failure with its last lines, or that it
+could not be run), ``runner`` (governor, turbo, transparent
 hugepages, numactl on NUMA hosts, the gate's pinning plan, CPU isolation) and ``github``
 (a workflow calls perfgate's gate.yml; the repository variables its workflows read without
 a default exist; the labels the gate uses exist: needs ``GITHUB_TOKEN``). ``--run`` adds

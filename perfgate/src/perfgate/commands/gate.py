@@ -86,7 +86,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--head", required=True, help="head revision (any git revision)")
     cli_args.add_measurement_args(p, quick_help="quick grid and parity subset")
     p.add_argument(
-        "--budget-minutes", type=cli_args.positive_number, help="time budget of the measurement"
+        "--budget-minutes", type=cli_args.minutes, help="time budget of the measurement"
     )
     p.add_argument(
         "--floors-ref",
@@ -116,7 +116,7 @@ def add_parser(subparsers: Any) -> None:
         "to this CI step-output file, e.g. $GITHUB_OUTPUT; perfgate post --expect-digest",
     )
     p.add_argument("--post", action="store_true", help="post the report (needs --pr)")
-    p.add_argument("--pr", type=int, help="pull request number for --post")
+    p.add_argument("--pr", type=cli_args.positive_int, help="pull request number for --post")
     p.set_defaults(func=run_from_args)
 
 

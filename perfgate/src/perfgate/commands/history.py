@@ -12,7 +12,7 @@ from typing import Any
 
 from perfgate import project
 from perfgate.calibration.stored import append_noise
-from perfgate.cli_args import positive_int, positive_number
+from perfgate.cli_args import delay_seconds, int_in, minutes, positive_int, share
 from perfgate.errors import UserError
 from perfgate.history.acceptances import append_acceptance
 from perfgate.history.append import HISTORY_RETRY, append
@@ -93,8 +93,9 @@ def add_parser(subparsers: Any) -> None:
     append_p.add_argument(
         "--results", type=Path, help="asv results dir (default: results_dir of asv.conf.json)"
     )
-    append_p.add_argument("--attempts", type=int, default=HISTORY_RETRY.attempts)
-    append_p.add_argument("--retry-delay", type=float, default=HISTORY_RETRY.base_delay)
+    attempts = int_in(1, 100, "attempts")
+    append_p.add_argument("--attempts", type=attempts, default=HISTORY_RETRY.attempts)
+    append_p.add_argument("--retry-delay", type=delay_seconds, default=HISTORY_RETRY.base_delay)
     append_p.add_argument(
         "--suite-ref", default="HEAD", help="commit the run discovered its suites at (HEAD)"
     )
@@ -116,12 +117,8 @@ def _add_plan_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--machine", action="append", required=True, help="asv machine (repeatable)")
     p.add_argument("--ref", default="HEAD", help="the commit the run is for (HEAD)")
     p.add_argument("--max-commits", type=positive_int, default=1, help="cap (default 1)")
-    p.add_argument(
-        "--timeout-minutes", type=positive_number, required=True, help="the job's timeout"
-    )
-    p.add_argument(
-        "--headroom", type=positive_number, default=0.75, help="share of it to plan (0.75)"
-    )
+    p.add_argument("--timeout-minutes", type=minutes, required=True, help="the job's timeout")
+    p.add_argument("--headroom", type=share, default=0.75, help="share of it to plan (0.75)")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="the plans as JSON")
     out.add_argument("--matrix", action="store_true", help="one line: the shards as a matrix")

@@ -1,7 +1,8 @@
 """`perfgate init`: set the gate up in an existing asv project.
 
-    perfgate init [--repo .] [--asv-config PATH] [--force] [--no-workflows]
-                  [--workflow-ref REF] [--perfgate SPEC] [--runner-labels JSON]
+    perfgate init [--repo .] [--asv-config PATH] [--force] [--no-workflows] [--no-measure]
+                  [--parity-minutes M] [--workflow-ref REF] [--perfgate SPEC]
+                  [--runner-labels JSON]
 
 Finds the project's asv configuration (asv.conf.json at the root or in ``benchmarks/``, or
 ``--asv-config``), reads its benchmarks with asv's discovery (HEAD, as the gate will see
@@ -13,12 +14,18 @@ into ``perfgate.toml`` where there is no pyproject.toml (or one exists already).
 two workflow files call perfgate's reusable gate (``.github/workflows/perfgate.yml`` and
 ``perfgate-fork.yml``, pinned to ``--workflow-ref``).
 
-Unless ``--no-measure``, the suite is then run once at HEAD as the quick gate will run it
-(progress printed per benchmark): benchmarks that fail are reported with asv's error and
-left out of the quick selection, which is the blocking benchmarks whose rounds its measured
-costs say fit in half of ``quick_budget_minutes`` (raised when not even one fits); the
-measured costs are written as ``[tool.perfgate.costs]`` for ``perfgate gate --plan``. The
-project's ``.gitignore`` gets ``/.perfgate/`` (the gate's work folder).
+Unless ``--no-measure``, each parity command about to be written (the quick subset, then
+the full command) is run once at HEAD as the gate's parity stage runs it, each stopped after
+``--parity-minutes`` (default 10): only one seen to pass is written, with its seconds
+(``parity_s``, ``quick_parity_s`` of ``[tool.perfgate.costs]``); one that failed or was
+stopped is written commented out with its own last lines (redacted), and a full command
+that did not pass leaves the placeholder in its place. The suite is then run once at HEAD
+as the quick gate will run it (progress printed per benchmark): benchmarks that fail are
+reported with asv's error and left out of the quick selection, which is the blocking
+benchmarks whose rounds its measured costs say fit in half of ``quick_budget_minutes``
+(raised when not even one fits); the measured costs are written as
+``[tool.perfgate.costs]`` for ``perfgate gate --plan``. The project's ``.gitignore`` gets
+``/.perfgate/`` (the gate's work folder).
 
 Nothing that exists is overwritten: an existing policy or workflow file is refused (exit 3,
 nothing written) unless ``--force``, which replaces it and prints the diff. Exit codes: 0
@@ -34,7 +41,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from perfgate import cli_args
 from perfgate.adopt.init import InitOptions, InitResult, init
+from perfgate.adopt.parity_trial import DEFAULT_LIMIT_S, Trial, TrialOutcome, run_trials
 from perfgate.adopt.policy import Proposal
 from perfgate.adopt.probe import run_probe
 from perfgate.adopt.workflows import DEFAULT_LABELS, WorkflowOptions
@@ -59,7 +68,14 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--no-measure",
         action="store_true",
-        help="do not run the suite once (no quick selection, budget or costs measured)",
+        help="run nothing: neither the parity commands nor the suite (no quick selection, "
+        "budget or costs measured; the parity commands are written unverified)",
+    )
+    p.add_argument(
+        "--parity-minutes",
+        type=cli_args.minutes,
+        default=DEFAULT_LIMIT_S / 60,
+        help=f"stop each parity command after this (default {DEFAULT_LIMIT_S / 60:g} min)",
     )
     defaults = WorkflowOptions()
     p.add_argument(
@@ -87,8 +103,18 @@ def _labels(text: str) -> tuple[str, ...]:
 def run_from_args(args: argparse.Namespace) -> int:
     """argparse -> `perfgate.adopt.init.init`, then the summary."""
     workflow = WorkflowOptions(args.workflow_ref, args.perfgate, _labels(args.runner_labels))
-    options = InitOptions(args.repo, args.asv_config, args.force, not args.no_workflows, workflow)
-    _print(init(options, prober=None if args.no_measure else run_probe))
+    options = InitOptions(
+        args.repo,
+        args.asv_config,
+        args.force,
+        not args.no_workflows,
+        workflow,
+        args.parity_minutes * 60,
+    )
+    if args.no_measure:
+        _print(init(options))
+    else:
+        _print(init(options, prober=run_probe, trier=run_trials))
     if not args.no_workflows and not _SHA.fullmatch(workflow.ref):
         print(
             f"note: the workflows call gate.yml at {workflow.ref!r}, which can move: pin a "
@@ -113,12 +139,28 @@ def measured_lines(p: Proposal) -> list[str]:
     return lines
 
 
+def trial_lines(key: str, trial: Trial | None) -> list[str]:
+    """How a parity command did when init ran it: one line, and its own last lines (already
+    redacted) when it did not pass (nothing when it was not run)."""
+    if trial is None:
+        return []
+    if trial.passed:
+        return [f"  {key}: {trial.summary()}: written"]
+    longer = " (--parity-minutes allows longer)" if trial.outcome is TrialOutcome.TIMED_OUT else ""
+    lines = [f"  {key}: {trial.summary()}{longer}: NOT written (commented out); its output ended:"]
+    return lines + [f"    {line}" for line in trial.error.splitlines()]
+
+
 def _print(result: InitResult) -> None:
     p = result.proposal
     print(f"perfgate init: {p.asv_config}: {p.benchmark_count} benchmarks in "
           f"{len(p.families)} families; blocking: {', '.join(p.blocking)}")  # fmt: skip
     print(f"  build = {p.build.value!r} ({p.build.reason})")
     print(f"  parity_command = {list(p.parity.value)} ({p.parity.reason})")
+    for line in trial_lines("quick_parity_command", p.quick_parity_trial):
+        print(line)
+    for line in trial_lines("parity_command", p.parity_trial):
+        print(line)
     for line in measured_lines(p):
         print(line)
     for diff in result.diffs:

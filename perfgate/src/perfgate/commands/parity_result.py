@@ -26,6 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from perfgate.cli_args import exit_code
 from perfgate.errors import UserError
 from perfgate.formats.junit import read_junit
 from perfgate.formats.parity_result import FULL_SHA, write_parity
@@ -51,7 +52,9 @@ def add_parser(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--sha", required=True, type=_full_sha, help="the head commit it ran at")
-    p.add_argument("--exit-code", required=True, type=int, help="the parity command's exit code")
+    p.add_argument(
+        "--exit-code", required=True, type=exit_code, help="the parity command's exit code"
+    )
     p.add_argument("--junit", help="pytest's --junitxml report (absent: pytest never ran)")
     p.add_argument("--command", default="make test-all", help="default: make test-all")
     p.add_argument("--out", required=True, help="the parity-result file to write (must be new)")

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from perfgate.acceptance import ACCEPT_LABEL
+from perfgate.cli_args import positive_int
 from perfgate.errors import UserError
 from perfgate.gate.publish import AcceptOptions, post_pending, post_report
 from perfgate.github import DEFAULT_COMMENT_AUTHOR, STATUS_CONTEXT
@@ -37,7 +38,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--pr", type=int, required=True, help="pull request number")
+    parser.add_argument("--pr", type=positive_int, required=True, help="pull request number")
     parser.add_argument(
         "--report-dir", type=Path, help="directory with report.md, verdict.json (required)"
     )

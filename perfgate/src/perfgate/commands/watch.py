@@ -99,7 +99,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--machine", help="asv machine name of this runner (default: fingerprint id)")
     p.add_argument(
         "--budget-minutes",
-        type=cli_args.positive_number,
+        type=cli_args.minutes,
         help="minutes of A/B probes in this run (watch_budget_minutes)",
     )
     p.add_argument(

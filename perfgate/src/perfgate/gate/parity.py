@@ -37,6 +37,8 @@ class ParityRun:
     failing: tuple[str, ...]
     tail: str
     command: tuple[str, ...]
+    returncode: int = 0
+    timed_out: bool = False
 
 
 def parity_command(config: GateConfig, quick: bool) -> tuple[str, ...]:
@@ -82,7 +84,14 @@ def run_in_export(
     outcome = run_process(command, source, env, timeout_s, watch)
     failing = parse_failing_tests(outcome.tail)
     passed = outcome.returncode == 0 and not outcome.timed_out
-    return ParityRun(passed, failing, outcome.tail[-3000:], tuple(command))
+    return ParityRun(
+        passed,
+        failing,
+        outcome.tail[-3000:],
+        tuple(command),
+        outcome.returncode,
+        outcome.timed_out,
+    )
 
 
 def progress_watch(progress: Progress, events: Path, redactor: Redactor) -> Watch:
@@ -107,6 +116,17 @@ def progress_watch(progress: Progress, events: Path, redactor: Redactor) -> Watc
     return watch
 
 
+def parity_environment(settings: GateSettings, events: Path) -> dict[str, str]:
+    """The parity command's environment (before `run_process` keeps its allow-listed
+    part): the run's kernel and tools caches, the progress file ``events``, and
+    ``PYTHONSAFEPATH`` where the sides are built."""
+    env = {**os.environ, **settings.kernel_cache, **settings.tools_cache}
+    env[PROGRESS_FILE_ENV] = str(events)
+    if settings.builds:  # the build first: no ``python -m`` / ``-c`` folder before it
+        env["PYTHONSAFEPATH"] = "1"
+    return env
+
+
 def run_parity(
     settings: GateSettings,
     command: Sequence[str],
@@ -118,10 +138,7 @@ def run_parity(
     cmd = resolve_command(command)
     try:
         events = settings.run_dir / "parity-progress.jsonl"
-        env = {**os.environ, **settings.kernel_cache, **settings.tools_cache}
-        env[PROGRESS_FILE_ENV] = str(events)
-        if settings.builds:  # the build first: no ``python -m`` / ``-c`` folder before it
-            env["PYTHONSAFEPATH"] = "1"
+        env = parity_environment(settings, events)
         roots = settings.import_roots("head", parity=True)
         watch = (
             progress_watch(progress, events, Redactor.from_env(os.environ)) if progress else None

@@ -185,7 +185,7 @@ def blocking_rounds(
     again = sum(costs[k] for k in block if k in costs)
     if again <= 0:
         return min_samples
-    fit = 1 + math.floor(max(0.0, budget_s - once) / again)
+    fit = 1 + math.floor(min(float(min_samples), max(0.0, budget_s - once) / again))
     return max(1, min(min_samples, fit))
 
 

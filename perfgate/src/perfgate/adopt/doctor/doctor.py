@@ -1,8 +1,9 @@
 """``perfgate doctor``: check a project and a runner before the gate runs there.
 
-Four groups (``--only`` / ``--skip``): ``project`` (the policy, the asv configuration, the
+Five groups (``--only`` / ``--skip``): ``project`` (the policy, the asv configuration, the
 parity command, the build mode, the instruments' tools), ``discovery`` (asv discovers the
-suites as the gate will, and the policy's regexes select some of them), ``runner`` (host
+suites as the gate will, and the policy's regexes select some of them), ``parity`` (the
+quick parity command run once at HEAD, with its time), ``runner`` (host
 tuning and the gate's pinning plan) and ``github`` (a workflow calls the gate; the
 variables and labels it uses exist). Each finding is one line; a problem carries its fix.
 """
@@ -19,15 +20,17 @@ from typing import Any
 from perfgate import git
 from perfgate.adopt.doctor import project as project_checks
 from perfgate.adopt.doctor.github import RepositorySettings, github_checks
+from perfgate.adopt.doctor.parity import parity_checks
 from perfgate.adopt.doctor.run import run_checks
 from perfgate.adopt.doctor.runner import runner_checks
 from perfgate.adopt.init import asv_discover_suite
+from perfgate.adopt.parity_trial import Trier, run_trials
 from perfgate.adopt.probe import Prober, run_probe
 from perfgate.adopt.report_lines import Finding, note
 from perfgate.config import GateConfig
 from perfgate.errors import UserError
 
-GROUPS = ("project", "discovery", "runner", "github")
+GROUPS = ("project", "discovery", "parity", "runner", "github")
 #: Run the quick selection once (``perfgate doctor --run``): never a default group, it
 #: takes as long as a round of the quick gate.
 RUN = "run"
@@ -93,6 +96,7 @@ def doctor(
     finder: project_checks.SuiteFinder | None = None,
     settings: RepositorySettings | None = None,
     prober: Prober = run_probe,
+    trier: Trier = run_trials,
 ) -> list[Finding]:
     """Every finding of the chosen groups, in group order."""
     unknown = set(options.groups) - {*GROUPS, RUN}
@@ -102,6 +106,9 @@ def doctor(
     findings: list[Finding] = []
     if {"project", "discovery"} & set(options.groups):
         findings += _project(root, options, finder)
+    if "parity" in options.groups:
+        config, _asv, _loaded = project_checks.load(root, options.asv_config)
+        findings += parity_checks(root, config, trier)
     if "runner" in options.groups:
         config, _asv, _loaded = project_checks.load(root, options.asv_config)
         findings += runner_checks(config or GateConfig(), options.sys_root)

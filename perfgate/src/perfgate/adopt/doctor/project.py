@@ -77,7 +77,8 @@ def parity_checks(config: GateConfig, root: Path) -> list[Finding]:
             continue
         if tuple(command) == survey.PARITY_PLACEHOLDER:
             findings.append(problem(
-                f"{key} is perfgate init's placeholder (no test command was found)",
+                f"{key} is perfgate init's placeholder (no test command was found, or the "
+                "one found did not pass when init ran it: the comment above it says why)",
                 f"set {key} to the command that runs the project's tests, e.g. "
                 '["{python}", "-m", "pytest", "-x", "-q"]',
             ))  # fmt: skip
