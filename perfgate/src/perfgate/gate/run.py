@@ -145,6 +145,8 @@ class GateRun:
     parity: ParityResult | None = None
     parity_s: float | None = None
     earlier: timeline.Timeline | None = None
+    #: each instrument's phase as it measured (for the report's timeline)
+    phases: tuple[timeline.PhaseTime, ...] = ()
     calibration: Calibration = field(default_factory=Calibration)
     noise_note: str = ""
     measured: dict[str, Any] = field(default_factory=dict)
@@ -241,14 +243,27 @@ def _measure(run: GateRun) -> None:
     earlier = run.earlier
     expected = sum(r.seconds for r in earlier.rounds) if earlier is not None else None
     others = 0.0
+    phases: list[timeline.PhaseTime] = []
     for instrument in instruments.measuring_order(instruments.REGISTRY):
         if instrument.selected(s):
             alone = instrument.needs_machine_alone
             began = time.monotonic()
             with run.ticker.stage(instrument.name, expected if alone else None):
-                measured = instrument.measure(replace(bench, others_s=others))
+                measured = instrument.measure(
+                    replace(bench, others_s=others, phases=tuple(phases))
+                )
             run.measured[instrument.name] = measured
-            others += time.monotonic() - began
+            spent = time.monotonic() - began
+            phases.append(phase_time(instrument.name, measured, spent))
+            others += spent
+    run.phases = tuple(phases)
+
+
+def phase_time(name: str, measured: object, seconds: float) -> timeline.PhaseTime:
+    """An instrument's phase for the timeline: its own record of it where it keeps one
+    (the sim phase's families), else its name and ``seconds``."""
+    own = getattr(measured, "phase_time", None)
+    return own() if callable(own) else timeline.PhaseTime(name, seconds)
 
 
 def _compare(run: GateRun) -> None:

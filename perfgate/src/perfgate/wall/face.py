@@ -111,11 +111,17 @@ def budget_start(bench: Bench) -> float | None:
 
 
 def _write_timeline(bench: Bench, measurer: measure.Measurer) -> None:
-    """Record where the run's minutes went (``--plan`` of a later run reads it)."""
+    """Record where the run's minutes went (``--plan`` of a later run reads it): set-up
+    without parity and the instruments that measured before (their phases, recorded apart)."""
     command, parity_s = bench.parity
-    setup_s = measurer.started - bench.started - (parity_s or 0.0)
+    setup_s = measurer.started - bench.started - (parity_s or 0.0) - bench.others_s
     record = timeline.Timeline(
-        command, parity_s, max(0.0, setup_s), tuple(measurer.round_times), utc_stamp()
+        command,
+        parity_s,
+        max(0.0, setup_s),
+        tuple(measurer.round_times),
+        utc_stamp(),
+        bench.phases,
     )
     timeline.write_timeline(bench.settings.run_dir, record)
 
