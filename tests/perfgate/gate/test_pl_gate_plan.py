@@ -70,7 +70,10 @@ def test_plan_from_the_costs_of_the_last_run(
         "hot_slice.H.time_x(n=2)": (True, 4.0, 6),
         "compile_time.C.track_s": (False, 60.0, 1),
     }
-    assert roomy["expected_minutes"] == round((60 + 6 * 8) / 60, 2) and roomy["short"] == []
+    # no timeline says how long the extra rounds last: expected up to max_rounds (30) of
+    # the blocking cases, within the budget: 24 x 8 s after the main phase's 60 + 6 x 8 s
+    assert roomy["expected_minutes"] == round((60 + 6 * 8 + 24 * 8) / 60, 2)
+    assert roomy["short"] == []
     tight = _plan(repo, capsys, "--json", "--budget-minutes", "1")
     assert tight["rounds"] == 1 and len(tight["short"]) == 2
     _plan(repo, capsys, "--budget-minutes", "1")
@@ -180,8 +183,9 @@ asv_overhead_s = 3.0
         "hot_slice.H.time_x(n=2)": 0.5,
         "compile_time.C.track_s": 40.0,
     }
-    # 6 rounds: the cases (40 once, 1.0 a round), asv's 3 s in every round
-    assert doc["expected_minutes"] == round((40 + 6 * 1.0 + 6 * 3.0) / 60, 2)
+    # 6 rounds: the cases (40 once, 1.0 a round), asv's 3 s in every round; then, no run
+    # saying how long they last, extra rounds up to max_rounds (24 more of 1.0 + 3 s)
+    assert doc["expected_minutes"] == round((40 + 6 * 1.0 + 6 * 3.0 + 24 * 4.0) / 60, 2)
 
 
 def test_plan_of_a_policy_naming_the_sim_instrument_needs_no_valgrind_to_select(
@@ -197,3 +201,44 @@ def test_plan_of_a_policy_naming_the_sim_instrument_needs_no_valgrind_to_select(
         "hot_slice.H.time_x(n=2)",
         "compile_time.C.track_s",
     }
+
+
+def _timeline(main_rounds: int) -> Timeline:
+    """A quick A/A's timeline (issue 53's shape): set-up 6 s, parity 11 s, a first round of
+    60 s (56 s of cases), then rounds of the two blocking cases, 10 s each (8 s of cases);
+    ``main_rounds`` past min_samples (6) are extra rounds for undecided cases."""
+    rounds = [RoundTime("main", 0, 60.0, 56.0, 2)]
+    rounds += [RoundTime("main", i, 10.0, 8.0, 2) for i in range(1, main_rounds)]
+    return Timeline("{python} -c pass", 11.0, 6.0, tuple(rounds))
+
+
+def _measured_s(t: Timeline) -> float:
+    return t.setup_s + (t.parity_s or 0.0) + sum(r.seconds for r in t.rounds)
+
+
+@pytest.mark.parametrize("earlier", ["decided", "undecided", "none"])
+def test_the_upper_bound_is_never_below_a_run_with_undecided_cases(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], discovered: Path, earlier: str
+) -> None:
+    """Issue 53: a quick A/A ran 28 main rounds, 22 of them extra for undecided cases, in
+    343 s of a 6-minute budget where the plan had said 2.7 min and counted 6 rounds. On the
+    recorded shape of that run (347 s here), the plan's upper bound holds it whatever the
+    earlier run it reads (one whose cases all decided in 6 rounds, the undecided run itself,
+    no timeline), and the expected figure counts the undecided run's extra rounds."""
+    repo = make_repo(tmp_path, CONFIG)
+    run = repo / ".perfgate" / "runs" / "20260101T000000000000Z-aaaaaaaa-aaaaaaaa"
+    for side in ("base", "head"):
+        _round(run / f"main-r000-{side}", {HOT.name: 4.0, COMPILE.name: 24.0})
+    undecided = _timeline(28)
+    if earlier != "none":
+        write_timeline(run, _timeline(6) if earlier == "decided" else undecided)
+    doc = _plan(repo, capsys, "--json", "--budget-minutes", "6")
+    measured = _measured_s(undecided)
+    assert measured == pytest.approx(347.0)
+    assert doc["upper_minutes"] * 60 >= measured
+    assert doc["extra_rounds"]["most"] >= 22
+    if earlier == "undecided":
+        assert doc["expected_minutes"] * 60 == pytest.approx(measured, abs=1.0)
+        assert doc["extra_rounds"]["expected"] == 22
+    if earlier == "decided":
+        assert doc["extra_rounds"]["expected"] == 0

@@ -182,13 +182,18 @@ def newest_timeline(work_dir: Path, parity_command: str | None) -> timeline.Time
 
 
 def render_text(p: plan.Plan) -> str:
-    """The plan for a terminal: basis, budget, expected minutes, one line per case."""
+    """The plan for a terminal: basis, budget, expected and most minutes, one line per case."""
+    expected, most = p.extra_rounds()
+    parts = ", ".join(f"{name} {seconds / 60:.1f}" for name, seconds in p.parts().items())
     lines = [
         f"plan based on: {p.basis}",
-        f"budget {p.budget_s / 60:.1f} min; main phase {p.rounds} round(s); expected "
-        f"{p.expected_s / 60:.1f} min: set-up {p.overheads.setup_s / 60:.1f}, parity "
-        f"{p.overheads.parity_s / 60:.1f}, measuring {p.measure_s / 60:.1f} (cases "
-        f"{p.cases_s / 60:.1f}; a confirmation re-run of flagged cases comes on top)",
+        f"budget {p.budget_s / 60:.1f} min; main phase {p.rounds} round(s), then extra "
+        f"rounds for undecided cases: {expected} expected, at most {most} (max_rounds "
+        f"{p.max_rounds})",
+        f"expected {p.expected_s / 60:.1f} min ({parts}; cases {p.cases_s / 60:.1f}); at "
+        f"most {p.upper_s / 60:.1f} min (every case undecided to the budget"
+        + (", then a confirmation re-run of half the budget" if p.confirm else "")
+        + ", each phase's last round overrunning by one)",
     ]
     if p.short:
         lines.append(

@@ -35,7 +35,7 @@ RAISE_SHARE = 0.75
 #: 2/2^n); in the full-gate trials here the 8% steps were called after 5 and 8 such rounds.
 SUSPECT_ROUNDS = 6
 #: Seconds a run needs after its last extra round to compare, render and write the report.
-FINISH_S = 5.0
+FINISH_S = plan.FINISH_S
 
 
 @dataclass
