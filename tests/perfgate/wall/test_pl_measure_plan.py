@@ -87,6 +87,24 @@ def test_the_budget_bounds_the_min_samples_rounds(tmp_path: Path) -> None:
     assert len(main.rounds) == 1 and exhausted
 
 
+def test_no_confirmation_round_starts_that_the_budget_cannot_hold(tmp_path: Path) -> None:
+    """A flagged case whose round costs 2000 s (known from the main phase), a re-run budget
+    of 300 s: the confirmation used to run its min_samples rounds whatever the budget; now
+    none starts, the log says so, and the logs carry no confirmation (its case undecided)."""
+    m = _measurer(tmp_path, Sides(), budget_s=600.0)
+    m.settings = replace(m.settings, config=replace(m.settings.config, confirm=True))
+    m.costs = {HOT: 2000.0}
+    said: list[str] = []
+    targets = sampling.ConfirmTargets({}, {}, (HOT,))
+    confirm = measure.run_confirmation(m, targets, {}, said.append)
+    assert confirm.rounds == []
+    assert any("does not fit; not started" in line for line in said)
+    (tmp_path / "roomy").mkdir()
+    roomy = _measurer(tmp_path / "roomy", Sides(), budget_s=600.0)
+    roomy.costs, roomy.names = {HOT: 2.0}, {HOT: HOT.benchmark}
+    assert len(measure.run_confirmation(roomy, targets, {}, print).rounds) == 3
+
+
 def test_a_report_only_selection_keeps_every_case_in_every_round(tmp_path: Path) -> None:
     """No case can block: nothing else to spend rounds on, so all cases get min_samples."""
     m = _measurer(tmp_path, Sides())

@@ -101,6 +101,11 @@ def _notes(m: Measured, budget_s: float) -> tuple[str, ...]:
     )
     if m.budget_exhausted:
         rounds += f"; the {budget_s / 60:.1f}-minute budget ran out with cases undecided"
+    if m.confirm_short:
+        rounds += (
+            "; the budget could not hold the confirmation re-run's rounds: no round was "
+            "started past it, and the flagged cases stay undecided"
+        )
     return rounds, "samples: " + ", ".join(str(p) for p in m.sample_files)
 
 
