@@ -82,6 +82,9 @@ def test_the_timeline_records_the_sim_phase_apart_from_set_up(tmp_path: Path) ->
     phase = times.phase("sim")
     assert phase is not None and phase.seconds >= 0
     assert [(f.family, f.cases, f.runs) for f in phase.families] == [("sim_suite", 1, 3)]
+    report = (repo / "out" / "report.md").read_text()
+    assert "| sim | sim\\_suite 1 case(s) x 3 count(s) | – |" in report  # no earlier run
+    assert "| wall: main rounds | 6 round(s) | – |" in report
 
 
 def test_one_percent_more_work_blocks_from_one_count_per_side(tmp_path: Path) -> None:

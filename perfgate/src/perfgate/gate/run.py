@@ -147,6 +147,8 @@ class GateRun:
     earlier: timeline.Timeline | None = None
     #: each instrument's phase as it measured (for the report's timeline)
     phases: tuple[timeline.PhaseTime, ...] = ()
+    #: where this run's minutes went (the wall clock's timeline.json, else its phases)
+    timeline: timeline.Timeline | None = None
     calibration: Calibration = field(default_factory=Calibration)
     noise_note: str = ""
     measured: dict[str, Any] = field(default_factory=dict)
@@ -257,6 +259,9 @@ def _measure(run: GateRun) -> None:
             phases.append(phase_time(instrument.name, measured, spent))
             others += spent
     run.phases = tuple(phases)
+    run.timeline = timeline.read_timeline(s.run_dir) or timeline.Timeline(
+        run.parity.command, run.parity_s, 0.0, (), phases=run.phases
+    )
 
 
 def phase_time(name: str, measured: object, seconds: float) -> timeline.PhaseTime:
@@ -358,6 +363,8 @@ def _report(run: GateRun) -> render.Report:
         parity=run.parity,
         environment=run.environment,
         notes=run.notes,
+        timeline=run.timeline,
+        planned=run.earlier,
     )
 
 

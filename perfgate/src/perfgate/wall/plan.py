@@ -170,13 +170,13 @@ class Plan:
         return cap if known is None else min(known, cap)
 
     def extra_rounds(self) -> tuple[int, int]:
-        """(expected, most) extra rounds of every blocking case: the expected seconds and
-        the most the budget and ``max_rounds`` allow, in rounds of all of them."""
+        """(expected, most) extra rounds: the expected seconds in rounds of every blocking
+        case, and the policy's maximum (``max_rounds``) where the budget leaves room for
+        any (rounds of the suspected regressions alone are cheaper, and fill the rest)."""
         per = self.extra_round_s
-        if per <= 0:
+        if per <= 0 or self.extras_room_s <= 0:
             return 0, 0
-        most = math.floor(min(self.extras_room_s, self.extras_cap_s) / per + 1e-9)
-        return min(most, round(self.extra_s / per)), most
+        return round(self.extra_s / per), max(0, self.max_rounds - self.rounds)
 
     @property
     def measure_s(self) -> float:
