@@ -74,3 +74,9 @@ def test_golden_timeline_section() -> None:
     check_golden(GOLDEN / "timeline_section.md", text[start : text.index("####", start + 4)])
     assert "<h2>Where the minutes went</h2>" in render_html(report)
     assert "Where the minutes went" not in render_markdown(regression())
+
+
+def test_parity_taken_from_ci_is_planned_and_taken_as_nothing() -> None:
+    rows = {r.phase: r for r in views(replace(ACTUAL, parity_s=None), EARLIER, 6)}
+    assert (rows["parity"].planned_s, rows["parity"].actual_s) == (0.0, 0.0)
+    assert rows["parity"].detail == "from CI"

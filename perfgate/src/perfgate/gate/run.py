@@ -250,7 +250,9 @@ def _measure(run: GateRun) -> None:
         if instrument.selected(s):
             alone = instrument.needs_machine_alone
             began = time.monotonic()
-            with run.ticker.stage(instrument.name, expected if alone else None):
+            before = earlier.phase(instrument.name) if earlier is not None else None
+            planned = expected if alone else (before.seconds if before is not None else None)
+            with run.ticker.stage(instrument.name, planned):
                 measured = instrument.measure(
                     replace(bench, others_s=others, phases=tuple(phases))
                 )

@@ -59,6 +59,15 @@ def _planned_phase(actual: PhaseTime, earlier: Timeline | None) -> float | None:
     return total
 
 
+def _planned_parity(actual: Timeline, earlier: Timeline | None) -> float | None:
+    """The earlier run's parity seconds of the same command (0: this run took CI's)."""
+    if actual.parity_s is None:
+        return 0.0
+    if earlier is None or earlier.parity_command != actual.parity_command:
+        return None
+    return earlier.parity_s
+
+
 def _phase_detail(p: PhaseTime) -> str:
     families = ", ".join(f"{f.family} {f.cases} case(s) x {f.runs} count(s)" for f in p.families)
     return families or "measured before the wall clock"
@@ -68,7 +77,6 @@ def views(actual: Timeline | None, earlier: Timeline | None, min_samples: int) -
     """The table's rows (empty: the run recorded no timeline), then a total row."""
     if actual is None:
         return []
-    same_parity = earlier is not None and earlier.parity_command == actual.parity_command
     rows = [
         PhaseRow(
             "set-up",
@@ -79,7 +87,7 @@ def views(actual: Timeline | None, earlier: Timeline | None, min_samples: int) -
         PhaseRow(
             "parity",
             actual.parity_command if actual.parity_s is not None else "from CI",
-            earlier.parity_s if same_parity and earlier is not None else None,
+            _planned_parity(actual, earlier),
             actual.parity_s or 0.0,
         ),
     ]
