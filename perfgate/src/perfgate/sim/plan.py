@@ -72,9 +72,9 @@ class SimPlan:
 
     @property
     def expected_s(self) -> float:
-        """Expected seconds of the phase. The base is counted twice: the plan does not read
-        the machine's calibrated checks, so this is also the most a run of these counts
-        takes on the machine the figures come from."""
+        """Expected seconds of the phase, the base counted twice: as the run counts it
+        without calibrated checks (no ``--floors-ref``) or with a scaling case selected;
+        a run whose checks cover every case counted spares the second count."""
         return sum(c.seconds for c in self.cases)
 
     def families(self) -> tuple[FamilyPlan, ...]:
