@@ -18,6 +18,7 @@ from typing import Any, Protocol, TypeVar
 
 from perfgate.config import GateConfig
 from perfgate.formats.noise import SimCheck
+from perfgate.formats.timeline import PhaseTime
 from perfgate.model import CaseComparison, CaseKey, VariantComparison
 from perfgate.progress import Progress
 from perfgate.settings import GateSettings
@@ -52,6 +53,8 @@ class Bench:
     #: seconds the instruments measured before this one took (the sim phase before the wall
     #: clock): outside the wall clock's budget, which counts set-up, parity and its rounds
     others_s: float = 0.0
+    #: the phases of those instruments, for the run's timeline (`PhaseTime`)
+    phases: tuple[PhaseTime, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -256,6 +256,8 @@ class Measured:
     extra_rounds: int
     sample_files: tuple[Path, ...]
     budget_exhausted: bool
+    #: the budget could not hold the confirmation re-run's min_samples rounds
+    confirm_short: bool = False
 
 
 class ParityStatus(Enum):

@@ -9,7 +9,7 @@ import pytest
 
 from perfgate.errors import ResultFileError, UserError
 from perfgate.formats import timeline
-from perfgate.formats.timeline import RoundTime, Timeline
+from perfgate.formats.timeline import FamilyTime, PhaseTime, RoundTime, Timeline
 
 RECORD = Timeline(
     parity_command="make test-all",
@@ -49,6 +49,10 @@ def test_parity_from_ci_has_no_seconds(tmp_path: Path) -> None:
         ({"rounds": [{"phase": "main", "index": 0, "seconds": 1.0, "case_seconds": 1.0}]},
          r"rounds\[0\].asv_runs: expected a count"),
         ({"rounds": [{"phase": "", "index": 0}]}, r"rounds\[0\].phase"),
+        ({"phases": {}}, "phases: expected a list"),
+        ({"phases": [{"instrument": "sim", "seconds": -2}]}, r"phases\[0\].seconds"),
+        ({"phases": [{"instrument": "sim", "seconds": 1, "families": [{"family": "x"}]}]},
+         r"phases\[0\].families\[0\].cases: expected a count"),
     ],
 )  # fmt: skip
 def test_bad_timelines_are_refused_naming_the_file(
@@ -60,3 +64,33 @@ def test_bad_timelines_are_refused_naming_the_file(
     with pytest.raises(ResultFileError, match=message) as info:
         timeline.read_timeline(tmp_path)
     assert str(path) in str(info.value)
+
+
+SIM = PhaseTime(
+    "sim",
+    402.0,
+    (FamilyTime("sim_hot_slice", 36, 3, 12.0), FamilyTime("sim_scaling", 24, 3, 390.0)),
+)
+
+
+def test_the_sim_phase_and_its_families_round_trip(tmp_path: Path) -> None:
+    """The sim phase's seconds per family, for a later plan's sim cases."""
+    from dataclasses import replace
+
+    record = replace(RECORD, phases=(SIM,))
+    timeline.write_timeline(tmp_path, record)
+    got = timeline.read_timeline(tmp_path)
+    assert got == record and got.phase("sim") == SIM and got.phase("wall") is None
+    assert SIM.families[1].per_count_s == pytest.approx(390.0 / 72)
+    assert FamilyTime("sim_scaling", 0, 3, 0.0).per_count_s is None
+
+
+def test_a_timeline_of_an_older_run_has_no_phases(tmp_path: Path) -> None:
+    """Files written before the phases were recorded read as none (not an error)."""
+    timeline.write_timeline(tmp_path, RECORD)
+    path = tmp_path / timeline.TIMELINE
+    doc = json.loads(path.read_text())
+    del doc["phases"]
+    path.write_text(json.dumps(doc))
+    got = timeline.read_timeline(tmp_path)
+    assert got is not None and got.phases == ()

@@ -68,6 +68,25 @@ def test_aa_counts_the_base_twice_and_passes(tmp_path: Path) -> None:
     assert not seen[numpy_wall]["blind_spot"]
 
 
+def test_the_timeline_records_the_sim_phase_apart_from_set_up(tmp_path: Path) -> None:
+    """The run's timeline.json holds the sim phase (its family: one counted case, three
+    counting runs) for a later --plan; set-up no longer includes it."""
+    from perfgate.formats.timeline import read_timeline
+
+    repo = make_repo(tmp_path, SIM_CONFIG)
+    base = _commit_sim(repo, SAME, "counts")
+    assert _gate(repo, base, base, FakeSim()) == 0
+    (run_dir,) = (repo / ".perfgate" / "runs").iterdir()
+    times = read_timeline(run_dir)
+    assert times is not None
+    phase = times.phase("sim")
+    assert phase is not None and phase.seconds >= 0
+    assert [(f.family, f.cases, f.runs) for f in phase.families] == [("sim_suite", 1, 3)]
+    report = (repo / "out" / "report.md").read_text()
+    assert "| sim | sim\\_suite 1 case(s) x 3 count(s) | – |" in report  # no earlier run
+    assert "| wall: main rounds | 6 round(s) | – |" in report
+
+
 def test_one_percent_more_work_blocks_from_one_count_per_side(tmp_path: Path) -> None:
     """1.5% more cycles at head (threshold 1%): exit 1 naming that case and what moved."""
     repo = make_repo(tmp_path, SIM_CONFIG)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from gate_fakes import CASES, FakeSides, hooks, make_repo
 
@@ -19,7 +20,7 @@ from perfgate.instrument import Bench, Calibration
 from perfgate.model import CaseKey, Round
 from perfgate.progress import Progress
 from perfgate.settings import GateOptions, GateSettings
-from perfgate.wall import measure, sampling
+from perfgate.wall import measure, plan, sampling
 from perfgate.wall.face import budget_start
 
 HOT = CaseKey("hot.T.time_run")
@@ -85,6 +86,24 @@ def test_the_budget_bounds_the_min_samples_rounds(tmp_path: Path) -> None:
     m = _measurer(tmp_path, Sides(hot_s=600.0), budget_s=900.0)
     main, _, exhausted = measure.run_main_phase(m, {}, print)
     assert len(main.rounds) == 1 and exhausted
+
+
+def test_no_confirmation_round_starts_that_the_budget_cannot_hold(tmp_path: Path) -> None:
+    """A flagged case whose round costs 2000 s (known from the main phase), a re-run budget
+    of 300 s: the confirmation used to run its min_samples rounds whatever the budget; now
+    none starts, the log says so, and the logs carry no confirmation (its case undecided)."""
+    m = _measurer(tmp_path, Sides(), budget_s=600.0)
+    m.settings = replace(m.settings, config=replace(m.settings.config, confirm=True))
+    m.costs = {HOT: 2000.0}
+    said: list[str] = []
+    targets = sampling.ConfirmTargets({}, {}, (HOT,))
+    confirm = measure.run_confirmation(m, targets, {}, said.append)
+    assert confirm.rounds == []
+    assert any("does not fit; not started" in line for line in said)
+    (tmp_path / "roomy").mkdir()
+    roomy = _measurer(tmp_path / "roomy", Sides(), budget_s=600.0)
+    roomy.costs, roomy.names = {HOT: 2.0}, {HOT: HOT.benchmark}
+    assert len(measure.run_confirmation(roomy, targets, {}, print).rounds) == 3
 
 
 def test_a_report_only_selection_keeps_every_case_in_every_round(tmp_path: Path) -> None:
@@ -205,3 +224,59 @@ def test_the_wall_clocks_budget_starts_with_the_run_less_the_other_instruments(
     assert budget_start(bench) == 100.0
     assert budget_start(replace(bench, others_s=204.0)) == 304.0
     assert budget_start(replace(bench, started=0.0)) is None
+
+
+class _Clock:
+    """A monotonic clock the fake asv runs move on (no real timing)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class _ScatteredSides:
+    """Each side's asv run takes its cases' durations and 1 s of asv's own on ``clock``;
+    the head is 5% slower (the threshold) and samples scatter by 10% (seeded): the blocking
+    case's CI keeps straddling the threshold, undecided round after round."""
+
+    def __init__(self, clock: _Clock, seed: int) -> None:
+        self.clock, self.rng = clock, np.random.default_rng(seed)
+
+    def __call__(
+        self, _s: GateSettings, side: str, _dir: Path, bench: Sequence[str]
+    ) -> side_run.SideRun:
+        keys = [k for k in (HOT, COMPILE) if any(re.search(b, k.benchmark) for b in bench)]
+        slow = 1.05 if side == "head" else 1.0
+        out = {k: tuple(slow * 1e-3 * (1 + 0.1 * self.rng.standard_normal(5))) for k in keys}
+        durations = {k.benchmark: 4.0 if k == HOT else 25.0 for k in keys}
+        self.clock.now += sum(durations.values()) + 1.0
+        return side_run.SideRun(out, parse_benchmarks(SUITE), durations)
+
+
+@pytest.mark.parametrize(("seed", "budget_s"), [(1, 360.0), (2, 360.0), (3, 150.0), (4, 900.0)])
+def test_the_plans_upper_bound_holds_a_run_whose_cases_stay_undecided(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, budget_s: float
+) -> None:
+    """The gate's own scheduling (main rounds, extra rounds for the undecided case, the
+    confirmation of any it flags) on a clock its fake asv runs move: the run never outlasts
+    the plan's upper bound for the same costs and asv overhead, and the plan's expected
+    figure, with no earlier run, is not below the rounds it ran before confirming. The four
+    seeds and budgets give: extra rounds until the case decided (150 s of 360), to
+    max_rounds (350 s), to the budget (140 s of 150) and a confirmation (260 s of 900)."""
+    clock = _Clock()
+    monkeypatch.setattr(measure.time, "monotonic", clock)
+    config = GateConfig(blocking=(r"^hot\.",), min_samples=6, max_rounds=30, confirm=True)
+    m = _measurer(tmp_path, _ScatteredSides(clock, seed), budget_s=budget_s)
+    m.settings = replace(m.settings, config=config)
+    m = measure.Measurer(m.settings, {}, m.side_runner, started=clock.now, run_started=clock.now)
+    said: list[str] = []
+    logs = measure.measure_logs(m, {}, said.append)
+    elapsed = clock.now - m.started
+    overheads = plan.Overheads(first_round_s=2.0, later_round_s=2.0, extra_s=None)
+    planned = plan.plan_rounds({HOT: 8.0, COMPILE: 50.0}, config, budget_s, "t", overheads)
+    assert len(logs.main.rounds) > config.min_samples  # extra rounds for the undecided case
+    assert elapsed <= planned.upper_s
+    main_s = sum(r.seconds for r in logs.main.rounds)
+    assert planned.measure_s >= main_s - planned.extra_round_s

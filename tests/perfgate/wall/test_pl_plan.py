@@ -178,7 +178,12 @@ def test_overheads_from_an_earlier_runs_timeline() -> None:
     parity only when the earlier run ran the same command, 0 s when CI's result is taken."""
     got, note = plan.overheads_from(_timeline(), "make test-all", 6)
     assert got == plan.Overheads(
-        setup_s=5.0, parity_s=100.0, first_round_s=10.0, later_round_s=4.0, extra_s=30.0
+        setup_s=5.0,
+        parity_s=100.0,
+        first_round_s=10.0,
+        later_round_s=4.0,
+        extra_s=30.0,
+        confirm_s=9.0,
     )
     assert "parity (make test-all) as the earlier run's" in note
     other, note = plan.overheads_from(_timeline(), "pytest -q tests/termplan/tasks", 6)
@@ -186,7 +191,8 @@ def test_overheads_from_an_earlier_runs_timeline() -> None:
     ci, note = plan.overheads_from(_timeline(), None, 6)
     assert ci.parity_s == 0.0 and "parity from CI" in note
     none, note = plan.overheads_from(None, "make test-all", 6)
-    assert none == plan.Overheads() and "no timeline" in note
+    assert none == plan.Overheads(extra_s=None) and "no timeline" in note
+    assert "extra rounds expected to last to the budget" in note
 
 
 def test_expected_time_adds_overheads_and_extra_rounds_within_the_budget() -> None:
@@ -203,8 +209,10 @@ def test_expected_time_adds_overheads_and_extra_rounds_within_the_budget() -> No
     doc = p.to_json()
     assert doc["expected_minutes"] == round(p.expected_s / 60, 2)
     assert doc["expected_parts_minutes"]["parity"] == round(100 / 60, 2)
+    # the extra rounds stop where the run's budget ends, counted from its start (set-up
+    # and parity included, as the gate counts it): 5 + 100 + 98 s leave none of 110 s
     capped = plan.plan_rounds(costs, CFG, 110.0, "test", overheads)
-    assert capped.measure_s == pytest.approx(110.0)  # the extra rounds stop at the budget
+    assert capped.measure_s == pytest.approx(98.0)
 
 
 def test_asv_overhead_per_round_counts_against_the_budget() -> None:

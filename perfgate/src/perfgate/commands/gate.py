@@ -32,8 +32,9 @@ Rounds go to what can block: cases of families that never block (``blocking`` in
 ``[tool.perfgate]``) run in the first round only; blocking cases get ``min_samples`` rounds
 while the budget (``--budget-minutes``, default ``budget_minutes`` of ``[tool.perfgate]``)
 lasts. A blocking case the budget leaves short is inconclusive: exit 3, named. ``--plan``
-prints the cases, rounds and expected minutes without measuring (``--json``: as JSON), from
-the costs the last run measured, or documented defaults per family when there is none.
+prints the cases, rounds and the expected and most minutes of every instrument's phase
+without measuring (``--json``: as JSON), from the costs the last run measured, or
+documented defaults per family when there is none.
 
 Sharding (``--shard K/N``, on N identical pinned runners): the planned cases (asv's
 discovery of both sides, the documented default cost per family) are split into N
@@ -66,7 +67,7 @@ from typing import Any
 
 from perfgate import cli_args
 from perfgate.errors import UserError
-from perfgate.gate import preview
+from perfgate.gate import preview, run_plan
 from perfgate.gate import run as gate
 from perfgate.settings import GateOptions, ShardSpec
 from perfgate.shards import partition, shard
@@ -146,7 +147,7 @@ def run_from_args(args: argparse.Namespace) -> int:
     if args.plan:
         planned = preview.build_plan(opts)
         text = json.dumps(planned.to_json(), indent=2) + "\n" if args.json else None
-        sys.stdout.write(text or preview.render_text(planned))
+        sys.stdout.write(text or run_plan.render_text(planned))
         return 0
     if opts.shard is not None:
         return shard.run(opts)

@@ -7,12 +7,19 @@ The gate writes it in its run folder once measuring is over, so that ``perfgate 
     {"api_version": 1, "kind": "perfgate-timeline", "created_at": "...",
      "parity_command": "make test-all", "parity_s": 118.2 | null, "setup_s": 6.1,
      "rounds": [{"phase": "main", "index": 0, "seconds": 612.0, "case_seconds": 590.5,
-                 "asv_runs": 2}]}
+                 "asv_runs": 2}],
+     "phases": [{"instrument": "sim", "seconds": 402.0,
+                 "families": [{"family": "sim_scaling", "cases": 24, "runs": 3,
+                               "seconds": 390.0}]}]}
 
-``setup_s`` is the time before measuring apart from parity (exports, machine checks);
-``parity_s`` is null when parity came from CI. Per round: its wall time, the seconds asv
-recorded for its cases (durations and ``setup_cache`` phases) and how many asv processes it
-took; the difference is asv's own overhead (start-up, discovery, the forkserver's imports).
+``setup_s`` is the time before measuring apart from parity and the instruments measured
+before the wall clock (exports, machine checks); ``parity_s`` is null when parity came from
+CI. Per round: its wall time, the seconds asv recorded for its cases (durations and
+``setup_cache`` phases) and how many asv processes it took; the difference is asv's own
+overhead (start-up, discovery, the forkserver's imports). ``phases`` (absent in files of
+older runs: none) are the instruments that measured before the wall clock's rounds, each
+with its wall seconds and, per family of cases, the cases one counting run counted, the
+counting runs and the family's share of the phase's seconds.
 """
 
 from __future__ import annotations
@@ -50,6 +57,32 @@ class RoundTime:
 
 
 @dataclass(frozen=True)
+class FamilyTime:
+    """One family of an instrument's phase: the cases one run counted, its runs (the sim
+    phase's base, head and base again) and its share of the phase's wall seconds."""
+
+    family: str
+    cases: int
+    runs: int
+    seconds: float
+
+    @property
+    def per_count_s(self) -> float | None:
+        """Seconds one case's count took (None: the family counted nothing)."""
+        counts = self.cases * self.runs
+        return self.seconds / counts if counts else None
+
+
+@dataclass(frozen=True)
+class PhaseTime:
+    """An instrument's phase outside the wall clock's rounds (the sim phase)."""
+
+    instrument: str
+    seconds: float
+    families: tuple[FamilyTime, ...] = ()
+
+
+@dataclass(frozen=True)
 class Timeline:
     """A gate run's time outside and inside its rounds (see the module docstring)."""
 
@@ -58,6 +91,11 @@ class Timeline:
     setup_s: float
     rounds: tuple[RoundTime, ...]
     created_at: str = ""
+    phases: tuple[PhaseTime, ...] = ()
+
+    def phase(self, instrument: str) -> PhaseTime | None:
+        """The phase of ``instrument`` (None: it did not measure in that run)."""
+        return next((p for p in self.phases if p.instrument == instrument), None)
 
 
 def to_document(t: Timeline) -> dict[str, Any]:
@@ -78,6 +116,17 @@ def to_document(t: Timeline) -> dict[str, Any]:
                 "asv_runs": r.asv_runs,
             }
             for r in t.rounds
+        ],
+        "phases": [
+            {
+                "instrument": p.instrument,
+                "seconds": p.seconds,
+                "families": [
+                    {"family": f.family, "cases": f.cases, "runs": f.runs, "seconds": f.seconds}
+                    for f in p.families
+                ],
+            }
+            for p in t.phases
         ],
     }
 
@@ -113,6 +162,37 @@ def _round(path: str, i: int, item: object) -> RoundTime:
     )
 
 
+def _name(path: str, where: str, value: object) -> str:
+    if not isinstance(value, str) or not value:
+        raise ResultFileError(path, f"{where}: expected a name, got {value!r}")
+    return value
+
+
+def _family(path: str, where: str, item: object) -> FamilyTime:
+    if not isinstance(item, Mapping):
+        raise ResultFileError(path, f"{where}: expected an object, got {item!r}")
+    return FamilyTime(
+        family=_name(path, f"{where}.family", item.get("family")),
+        cases=_count(path, f"{where}.cases", item.get("cases")),
+        runs=_count(path, f"{where}.runs", item.get("runs")),
+        seconds=_seconds(path, f"{where}.seconds", item.get("seconds")),
+    )
+
+
+def _phase(path: str, i: int, item: object) -> PhaseTime:
+    where = f"phases[{i}]"
+    if not isinstance(item, Mapping):
+        raise ResultFileError(path, f"{where}: expected an object, got {item!r}")
+    families = item.get("families", [])
+    if not isinstance(families, list):
+        raise ResultFileError(path, f"{where}.families: expected a list, got {families!r}")
+    return PhaseTime(
+        instrument=_name(path, f"{where}.instrument", item.get("instrument")),
+        seconds=_seconds(path, f"{where}.seconds", item.get("seconds")),
+        families=tuple(_family(path, f"{where}.families[{j}]", f) for j, f in enumerate(families)),
+    )
+
+
 def parse_timeline(data: object, path: str) -> Timeline:
     """The `Timeline` of a parsed document; anything malformed is a `ResultFileError`
     naming the file and the field."""
@@ -127,13 +207,16 @@ def parse_timeline(data: object, path: str) -> Timeline:
         raise ResultFileError(path, f"parity_command: expected text, got {command!r}")
     if not isinstance(rounds, list):
         raise ResultFileError(path, f"rounds: expected a list, got {rounds!r}")
-    parity = data.get("parity_s")
+    parity, phases = data.get("parity_s"), data.get("phases", [])
+    if not isinstance(phases, list):
+        raise ResultFileError(path, f"phases: expected a list, got {phases!r}")
     return Timeline(
         parity_command=command,
         parity_s=None if parity is None else _seconds(path, "parity_s", parity),
         setup_s=_seconds(path, "setup_s", data.get("setup_s")),
         rounds=tuple(_round(path, i, r) for i, r in enumerate(rounds)),
         created_at=str(data.get("created_at", "")),
+        phases=tuple(_phase(path, i, p) for i, p in enumerate(phases)),
     )
 
 

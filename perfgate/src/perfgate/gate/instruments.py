@@ -134,11 +134,7 @@ def resolve(
     ``valgrind`` the installed version (None: not installed); a ``shard`` of the sharded
     gate measures with the wall clock only."""
     sim, note = _sim_state(config, valgrind, supported, shard)
-    family = config.sim.bench
-    if bench:
-        sim_sel = within(bench, family)
-    else:
-        sim_sel = (config.sim.quick_bench if quick else None) or family
+    sim_sel = sim_selection(config, bench, quick)
     return Instruments(
         wall=_wall_on(config),
         sim=sim,
@@ -146,6 +142,29 @@ def resolve(
         sim_bench=_checked(tuple(sim_sel), "sim selection") if sim else (),
         note=note,
     )
+
+
+def sim_selection(config: GateConfig, bench: Sequence[str], quick: bool) -> tuple[str, ...]:
+    """The sim family's ``--bench`` regexes (`resolve`'s ``sim_bench`` where the sim
+    instrument runs): ``bench`` within the family, else its quick or full selection."""
+    family = config.sim.bench
+    if bench:
+        return within(bench, family)
+    return tuple((config.sim.quick_bench if quick else None) or family)
+
+
+def planned_sim(config: GateConfig, valgrind: str | None) -> tuple[bool, str]:
+    """(whether a run here counts with the simulator, why not) for a plan: named by the
+    policy, or unset with valgrind installed (a policy naming it where valgrind is missing
+    is counted too: its run refuses to start, and the note says so)."""
+    named = config.instruments is not None and "sim" in config.instruments
+    if config.instruments is not None and not named:
+        return False, "sim instrument: off ([tool.perfgate] instruments)"
+    if valgrind is None:
+        if named:
+            return True, f"sim instrument: named, but valgrind is not installed ({INSTALL_HINT})"
+        return False, "sim instrument: off, valgrind is not installed"
+    return True, ""
 
 
 def _wall_on(config: GateConfig) -> bool:

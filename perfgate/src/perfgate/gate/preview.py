@@ -24,11 +24,15 @@ from perfgate.asv.discover import check_selection, discovered_names
 from perfgate.config import GateConfig
 from perfgate.formats import asv_results, timeline
 from perfgate.formats.benchmarks_json import Suite, case_names, read_benchmarks
-from perfgate.gate import context, parity, sides
+from perfgate.gate import context, instruments, parity, sides
 from perfgate.gate.context import Revisions
 from perfgate.gate.hooks import Hooks
+from perfgate.gate.run_plan import RunPlan
 from perfgate.model import CaseKey
 from perfgate.settings import GateOptions
+from perfgate.sim import callgrind
+from perfgate.sim import phase as sim_phase
+from perfgate.sim import plan as sim_plan
 from perfgate.wall import first_costs, plan
 
 
@@ -127,17 +131,32 @@ def discover_cases(opts: GateOptions, revs: Revisions, config: GateConfig) -> di
         shutil.rmtree(s.run_dir, ignore_errors=True)
 
 
-def build_plan(opts: GateOptions, lister: Lister | None = None) -> plan.Plan:
+def build_plan(opts: GateOptions, lister: Lister | None = None) -> RunPlan:
     """The plan of ``opts``' run (configuration at the base commit, as the gate reads it):
-    the cases ``lister`` finds (default: `discover_cases`), costed from the newest run."""
+    the cases ``lister`` finds (default: `discover_cases`), the wall clock's costed from
+    the newest run, the sim family's from the newest timeline that recorded its phase."""
     revs = context.resolve_revisions(opts)
     config = context.load_gate_config(opts, revs)
-    bench = context.selection(opts, config)
-    budget_s = context.budget_seconds(opts, config)
     names = (lister or discover_cases)(opts, revs, config)
     check_selection(names, opts.bench)  # the run would refuse it: so does its plan
-    keys = selected(names, bench)
     work = opts.work_dir or revs.repo / context.WORK_DIR
+    wall = _wall_plan(opts, config, selected(names, context.selection(opts, config)), work)
+    on, note = instruments.planned_sim(config, installed_valgrind())
+    if not on:
+        return RunPlan(wall, None, note)
+    sim_keys = selected(names, instruments.sim_selection(config, opts.bench, opts.quick))
+    run = newest_run(work)
+    skipped = sim_skipped(run) if run is not None else set()
+    keys = [k for k in sim_keys if k not in skipped]
+    return RunPlan(wall, sim_plan.plan_sim(keys, newest_sim_timeline(work)), note)
+
+
+def _wall_plan(
+    opts: GateOptions, config: GateConfig, keys: list[CaseKey], work: Path
+) -> plan.Plan:
+    """The wall clock's rounds of ``keys`` within the run's budget, costed from the newest
+    run in ``work``, init's measured costs or the family defaults."""
+    budget_s = context.budget_seconds(opts, config)
     run = newest_run(work)
     costs = stored_costs(run)[1] if run is not None else {}
     skipped = skipped_cases(run) & set(keys) if run is not None else set()
@@ -164,9 +183,36 @@ def build_plan(opts: GateOptions, lister: Lister | None = None) -> plan.Plan:
     measured = first_costs.overheads(config)
     if earlier is None and measured is not None:
         overheads = measured
-        note = "asv's overhead per round as perfgate init measured it; parity not counted"
+        note = (
+            "asv's overhead per round as perfgate init measured it; parity not counted; "
+            "extra rounds expected to last to the budget"
+        )
     costs = {**known, **probed, **_defaults(missing)}
     return plan.plan_rounds(costs, config, budget_s, f"{basis}; {note}", overheads)
+
+
+#: The installed valgrind's version (None: not installed): whether a run here counts with
+#: the simulator when the policy leaves ``instruments`` unset (tests replace it).
+installed_valgrind: Callable[[], str | None] = callgrind.installed_version
+
+
+def sim_skipped(run_dir: Path) -> set[CaseKey]:
+    """Sim cases both sides' first counts of an earlier run skipped (a case another class
+    counts, as sim_scaling's SimScalingBaseline does): the run would not count them."""
+    base, head = run_dir / sim_phase.RUNS[0][1], run_dir / sim_phase.RUNS[1][1]
+    if not (base.is_dir() and head.is_dir()):
+        return set()
+    return _skipped_in(base) & _skipped_in(head)
+
+
+def newest_sim_timeline(work_dir: Path) -> timeline.Timeline | None:
+    """The newest run timeline that recorded a sim phase (None: no run did)."""
+    runs = work_dir / "runs"
+    folders = sorted(runs.iterdir(), reverse=True) if runs.is_dir() else []
+    for t in map(timeline.read_timeline, folders):
+        if t is not None and t.phase("sim") is not None:
+            return t
+    return None
 
 
 def newest_timeline(work_dir: Path, parity_command: str | None) -> timeline.Timeline | None:
@@ -179,24 +225,3 @@ def newest_timeline(work_dir: Path, parity_command: str | None) -> timeline.Time
     same = [t for t in found if t.parity_command == parity_command]
     newest = same or found
     return newest[0] if newest else None
-
-
-def render_text(p: plan.Plan) -> str:
-    """The plan for a terminal: basis, budget, expected minutes, one line per case."""
-    lines = [
-        f"plan based on: {p.basis}",
-        f"budget {p.budget_s / 60:.1f} min; main phase {p.rounds} round(s); expected "
-        f"{p.expected_s / 60:.1f} min: set-up {p.overheads.setup_s / 60:.1f}, parity "
-        f"{p.overheads.parity_s / 60:.1f}, measuring {p.measure_s / 60:.1f} (cases "
-        f"{p.cases_s / 60:.1f}; a confirmation re-run of flagged cases comes on top)",
-    ]
-    if p.short:
-        lines.append(
-            f"short: {len(p.short)} blocking case(s) would get fewer than {p.min_samples} "
-            "rounds (exit 3, never a pass): " + ", ".join(k.label() for k in p.short)
-        )
-    lines.append("case | blocking | seconds per round (both sides) | rounds")
-    for c in p.cases:
-        block = "yes" if c.blocking else "no"
-        lines.append(f"{c.key.label()} | {block} | {c.cost_s:.1f} | {c.rounds}")
-    return "\n".join(lines) + "\n"

@@ -145,6 +145,10 @@ class GateRun:
     parity: ParityResult | None = None
     parity_s: float | None = None
     earlier: timeline.Timeline | None = None
+    #: each instrument's phase as it measured (for the report's timeline)
+    phases: tuple[timeline.PhaseTime, ...] = ()
+    #: where this run's minutes went (the wall clock's timeline.json, else its phases)
+    timeline: timeline.Timeline | None = None
     calibration: Calibration = field(default_factory=Calibration)
     noise_note: str = ""
     measured: dict[str, Any] = field(default_factory=dict)
@@ -241,14 +245,32 @@ def _measure(run: GateRun) -> None:
     earlier = run.earlier
     expected = sum(r.seconds for r in earlier.rounds) if earlier is not None else None
     others = 0.0
+    phases: list[timeline.PhaseTime] = []
     for instrument in instruments.measuring_order(instruments.REGISTRY):
         if instrument.selected(s):
             alone = instrument.needs_machine_alone
             began = time.monotonic()
-            with run.ticker.stage(instrument.name, expected if alone else None):
-                measured = instrument.measure(replace(bench, others_s=others))
+            before = earlier.phase(instrument.name) if earlier is not None else None
+            planned = expected if alone else (before.seconds if before is not None else None)
+            with run.ticker.stage(instrument.name, planned):
+                measured = instrument.measure(
+                    replace(bench, others_s=others, phases=tuple(phases))
+                )
             run.measured[instrument.name] = measured
-            others += time.monotonic() - began
+            spent = time.monotonic() - began
+            phases.append(phase_time(instrument.name, measured, spent))
+            others += spent
+    run.phases = tuple(phases)
+    run.timeline = timeline.read_timeline(s.run_dir) or timeline.Timeline(
+        run.parity.command, run.parity_s, 0.0, (), phases=run.phases
+    )
+
+
+def phase_time(name: str, measured: object, seconds: float) -> timeline.PhaseTime:
+    """An instrument's phase for the timeline: its own record of it where it keeps one
+    (the sim phase's families), else its name and ``seconds``."""
+    own = getattr(measured, "phase_time", None)
+    return own() if callable(own) else timeline.PhaseTime(name, seconds)
 
 
 def _compare(run: GateRun) -> None:
@@ -343,6 +365,8 @@ def _report(run: GateRun) -> render.Report:
         parity=run.parity,
         environment=run.environment,
         notes=run.notes,
+        timeline=run.timeline,
+        planned=run.earlier,
     )
 
 

@@ -26,6 +26,7 @@ import jinja2
 
 from perfgate.config import GateConfig
 from perfgate.formats.report_files import MARKER, VERDICT_API_VERSION
+from perfgate.formats.timeline import Timeline
 from perfgate.markdown import Raw, md_escape
 from perfgate.model import (
     BROKEN_LABEL,
@@ -36,13 +37,14 @@ from perfgate.model import (
     RunCause,
     VariantComparison,
 )
-from perfgate.report import attribution, labels, segments, sim_scaling_chart
+from perfgate.report import attribution, labels, phase_times, segments, sim_scaling_chart
 from perfgate.report.chart import HEAD_VS_BASE, ChartPoint, chart_data, rows_points, variant_points
 from perfgate.report.chart_layout import svg_chart, text_chart
 from perfgate.report.glance import glance
 from perfgate.report.report_format import (
     code_block,
     fmt_ci,
+    fmt_minutes,
     fmt_p,
     fmt_pct,
     fmt_ratio,
@@ -100,6 +102,9 @@ class Report:
     parity: ParityResult | None = None
     environment: EnvironmentCheck | None = None
     notes: Sequence[str] = field(default_factory=tuple)
+    #: where this run's minutes went, and the newest earlier run's (what was planned)
+    timeline: Timeline | None = None
+    planned: Timeline | None = None
 
     def by_verdict(self, *verdicts: CaseVerdict) -> list[CaseComparison]:
         """Head-vs-base rows with one of *verdicts*, in order."""
@@ -203,6 +208,7 @@ _FILTERS = {
     "label": labels.case_label,
     "variant_label": labels.variant_label,
     "relative_label": labels.relative_label,
+    "minutes": fmt_minutes,
 }
 
 
@@ -290,6 +296,7 @@ def _context(report: Report) -> dict[str, Any]:
         "attribution": attribution.views(report.attribution, report.base, report.head),
         "segments": segments.views(report.rows, report.config),
         "sim_scaling": sim_scaling_chart.views(report.rows, report.config),
+        "timeline": phase_times.views(report.timeline, report.planned, report.config.min_samples),
     }
 
 

@@ -77,3 +77,11 @@ def fmt_speedup(value: float | None) -> str:
 def short_sha(sha: str) -> str:
     """First 8 characters of a hash."""
     return sha[:8]
+
+
+def fmt_minutes(seconds: float | None) -> str:
+    """Seconds as minutes with one decimal (``–``: none)."""
+    if not _finite(seconds):
+        return "–"
+    assert seconds is not None
+    return f"{seconds / 60.0:.1f}"

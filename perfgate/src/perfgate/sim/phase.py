@@ -22,6 +22,7 @@ from pathlib import Path
 from perfgate.asv.side_run import NothingSelected, SideRun, run_sides_together
 from perfgate.formats.benchmarks_json import benchmark_units
 from perfgate.formats.noise import SimCheck
+from perfgate.formats.timeline import FamilyTime, PhaseTime
 from perfgate.model import CaseKey, Measurement
 from perfgate.settings import GateSettings
 from perfgate.sim.attribution.keep import PROFILES_VARIABLE
@@ -80,6 +81,56 @@ class SimMeasured:
     environments: dict[str, set[str]] = field(default_factory=dict)
     #: side -> what its runs kept per function (`perfgate.sim.attribution.sides`)
     kept: dict[str, KeptSide] = field(default_factory=dict)
+    #: per family, the cases counted, the counting runs and its share of ``seconds``
+    families: tuple[FamilyTime, ...] = ()
+
+    def phase_time(self) -> PhaseTime:
+        """The phase as the run's timeline records it (`perfgate.formats.timeline`)."""
+        return PhaseTime("sim", self.seconds, self.families)
+
+
+def family(benchmark: str) -> str:
+    """The family (the asv suite module) of a sim benchmark's name."""
+    return benchmark.split(".", 1)[0]
+
+
+def counted_case(key: CaseKey) -> bool:
+    """True for the one figure of a count that stands for the case (its decisive figure):
+    a count gives several figures (cycles, instructions, misses; E(T), serial share...)."""
+    return key.benchmark.endswith((f".{DECISIVE}", f".{SCALING_DECISIVE}"))
+
+
+def family_times(
+    runs: Sequence[SideRun], base: Mapping[CaseKey, Measurement], counting: int, seconds: float
+) -> tuple[FamilyTime, ...]:
+    """Per family of ``base``'s counted cases: their number, the ``counting`` runs and the
+    family's share of the phase's ``seconds``, in proportion to the seconds asv recorded for
+    its benchmarks and ``setup_cache`` phases over ``runs`` (by case count where asv
+    recorded none)."""
+    cases: dict[str, int] = {}
+    for key, m in base.items():
+        if counted_case(key) and not m.failed:
+            cases[family(key.benchmark)] = cases.get(family(key.benchmark), 0) + 1
+    weight = {f: 0.0 for f in cases}
+    for run in runs:
+        for name, spent in run.durations.items():
+            owner = _setup_cache_module(name) or family(name)
+            if owner in weight:
+                weight[owner] += spent
+    total = sum(weight.values())
+    if total <= 0:
+        weight, total = {f: float(n) for f, n in cases.items()}, float(sum(cases.values()))
+    return tuple(
+        FamilyTime(f, cases[f], counting, seconds * weight[f] / total if total else 0.0)
+        for f in sorted(cases)
+    )
+
+
+def _setup_cache_module(phase: str) -> str | None:
+    """The suite module of an asv ``<setup_cache sim_scaling:54>`` phase (else None)."""
+    if not phase.startswith("<setup_cache "):
+        return None
+    return phase[len("<setup_cache ") :].split(":", 1)[0].split(".", 1)[0]
 
 
 def sim_env(settings: GateSettings, bench: Sequence[str]) -> dict[str, str]:
@@ -123,7 +174,7 @@ def run_sim_phase(
     first = runs if not checks else runs[:2]
     started = time.monotonic()
     try:
-        prepare(s, bench, log, runner)
+        prepared = prepare(s, bench, log, runner)
         what = "the base twice and the head once" if len(first) == 3 else "the base and the head"
         log(f"sim: counting {what} under callgrind, all at once")
         done = list(runner(counting, first, bench, run_variables(settings.run_dir, RUN_ENV)))
@@ -141,12 +192,13 @@ def run_sim_phase(
     for (side, _folder), run in zip(runs, done, strict=False):
         environments.setdefault(side, set()).add(run.env_name)
     kept = {side: load_side(settings.run_dir / folder) for side, folder in KEPT.items()}
-    return SimMeasured(base, head, again, seconds, environments, kept)
+    families = family_times([*prepared, *done], base, len(done), seconds)
+    return SimMeasured(base, head, again, seconds, environments, kept, families)
 
 
 def prepare(
     settings: GateSettings, bench: Sequence[str], log: Callable[[str], None], runner: SimRunner
-) -> None:
+) -> list[SideRun]:
     """One run of the base and one of the head, together, before any count: each builds and
     calls every case natively and reports nothing (what the JIT's cache lacks is compiled and
     cached, a broken case fails in seconds), so no counting run compiles or writes a cache
@@ -157,7 +209,7 @@ def prepare(
     log("sim: preparing the base and the head (each case built and called natively, not counted)")
     prepare_env = replace(settings, env={**settings.env, PREPARE_VARIABLE: PREPARE_ONLY})
     runs = [(side, settings.run_dir / folder) for side, folder in PREPARE]
-    runner(prepare_env, runs, bench, run_variables(settings.run_dir, {}))
+    return list(runner(prepare_env, runs, bench, run_variables(settings.run_dir, {})))
 
 
 def unchecked(base: Mapping[CaseKey, Measurement], checks: Mapping[CaseKey, SimCheck]) -> bool:

@@ -101,6 +101,11 @@ def _notes(m: Measured, budget_s: float) -> tuple[str, ...]:
     )
     if m.budget_exhausted:
         rounds += f"; the {budget_s / 60:.1f}-minute budget ran out with cases undecided"
+    if m.confirm_short:
+        rounds += (
+            "; the budget could not hold the confirmation re-run's rounds: no round was "
+            "started past it, and the flagged cases stay undecided"
+        )
     return rounds, "samples: " + ", ".join(str(p) for p in m.sample_files)
 
 
@@ -111,11 +116,17 @@ def budget_start(bench: Bench) -> float | None:
 
 
 def _write_timeline(bench: Bench, measurer: measure.Measurer) -> None:
-    """Record where the run's minutes went (``--plan`` of a later run reads it)."""
+    """Record where the run's minutes went (``--plan`` of a later run reads it): set-up
+    without parity and the instruments that measured before (their phases, recorded apart)."""
     command, parity_s = bench.parity
-    setup_s = measurer.started - bench.started - (parity_s or 0.0)
+    setup_s = measurer.started - bench.started - (parity_s or 0.0) - bench.others_s
     record = timeline.Timeline(
-        command, parity_s, max(0.0, setup_s), tuple(measurer.round_times), utc_stamp()
+        command,
+        parity_s,
+        max(0.0, setup_s),
+        tuple(measurer.round_times),
+        utc_stamp(),
+        bench.phases,
     )
     timeline.write_timeline(bench.settings.run_dir, record)
 

@@ -26,11 +26,12 @@ def case_costs(config: GateConfig, keys: Iterable[CaseKey]) -> dict[CaseKey, flo
 
 
 def overheads(config: GateConfig) -> plan.Overheads | None:
-    """asv's own seconds per round as init measured them (None: not measured)."""
+    """asv's own seconds per round as init measured them (None: not measured); no run says
+    how long its extra rounds last, so they are expected to last to the budget."""
     if config.costs is None or config.costs.asv_overhead_s <= 0:
         return None
     o = config.costs.asv_overhead_s
-    return plan.Overheads(first_round_s=o, later_round_s=o)
+    return plan.Overheads(first_round_s=o, later_round_s=o, extra_s=None)
 
 
 def basis(config: GateConfig, count: int) -> str:

@@ -35,7 +35,7 @@ RAISE_SHARE = 0.75
 #: 2/2^n); in the full-gate trials here the 8% steps were called after 5 and 8 such rounds.
 SUSPECT_ROUNDS = 6
 #: Seconds a run needs after its last extra round to compare, render and write the report.
-FINISH_S = 5.0
+FINISH_S = plan.FINISH_S
 
 
 @dataclass
@@ -207,6 +207,13 @@ class Measurer:
         :meth:`round_seconds`)."""
         if not log.rounds:
             return True
+        return self.fits(keys, reserve, deadline)
+
+    def fits(
+        self, keys: Sequence[CaseKey], reserve: float = 0.0, deadline: float | None = None
+    ) -> bool:
+        """True when a round of ``keys`` at their known costs ends before ``deadline``
+        (default the measurer's) with ``reserve`` seconds to spare."""
         end = self.deadline if deadline is None else deadline
         assert end is not None
         return time.monotonic() + self.round_seconds(keys) + reserve <= end
@@ -319,17 +326,31 @@ def run_confirmation(
     """An independent re-run of just the target cases: min_samples rounds, more while pending.
 
     The re-run gets at least half the budget of its own, so a main phase that used the
-    whole budget on other undecided cases does not starve the confirmation.
+    whole budget on other undecided cases does not starve the confirmation. No round
+    starts that the budget cannot hold (its cases' costs are known from the main phase):
+    a re-run left short of min_samples rounds is said so, and its cases stay undecided
+    (`measure_logs`).
     """
     cfg = m.settings.config
     m.extend_deadline(m.settings.budget_s / 2)
     confirm = RoundLog("confirm")
-    for _ in range(cfg.min_samples):
+    n = len(targets.cases)
+    for i in range(cfg.min_samples):
+        if not m.fits(targets.cases):
+            log(
+                f"budget: confirmation round {i + 1}/{cfg.min_samples} of {n} case(s) "
+                f"(~{m.round_seconds(targets.cases):.0f}s) does not fit; not started, the "
+                "flagged case(s) stay undecided"
+            )
+            return confirm
         m.run_round(confirm, targets.cases)
-    log(f"confirmation: {len(confirm.rounds)} rounds of {len(targets.cases)} case(s)")
+    log(f"confirmation: {len(confirm.rounds)} rounds of {n} case(s)")
     while len(confirm.rounds) < cfg.max_rounds:
         todo = sampling.confirm_pending(confirm, cfg, floors, targets)
-        if not todo or not m.can_afford(confirm, todo):
+        if not todo:
+            break
+        if not m.can_afford(confirm, todo):
+            log(f"budget: no room for another confirmation round of {len(todo)} case(s)")
             break
         m.run_round(confirm, todo)
         log(f"confirmation: extra round for {len(todo)} case(s) ({m.elapsed():.0f}s)")
@@ -346,6 +367,8 @@ class Logs:
     extra_rounds: int
     budget_exhausted: bool
     sample_files: tuple[Path, ...]
+    #: the budget stopped the confirmation before min_samples rounds (its cases undecided)
+    confirm_short: bool = False
 
 
 def measure_logs(m: Measurer, floors: Floors, log: Log) -> Logs:
@@ -355,11 +378,15 @@ def measure_logs(m: Measurer, floors: Floors, log: Log) -> Logs:
     main, extra, exhausted = run_main_phase(m, floors, log)
     files = [m.finish(main)]
     confirm_log: RoundLog | None = None
+    short = False
     targets = sampling.confirm_targets(main, s.config, floors) if s.config.confirm else None
     if targets is not None and targets.cases:
         confirm_log = run_confirmation(m, targets, floors, log)
-        files.append(m.finish(confirm_log))
-    return Logs(main, confirm_log, extra, exhausted, tuple(files))
+        if confirm_log.rounds:
+            files.append(m.finish(confirm_log))
+        if len(confirm_log.rounds) < s.config.min_samples:  # no confirmation: undecided
+            confirm_log, short = None, True
+    return Logs(main, confirm_log, extra, exhausted, tuple(files), short)
 
 
 def measured_from(logs: Logs, units: Mapping[str, str], config: GateConfig) -> Measured:
@@ -390,6 +417,7 @@ def measured_from(logs: Logs, units: Mapping[str, str], config: GateConfig) -> M
         extra_rounds=logs.extra_rounds,
         sample_files=logs.sample_files,
         budget_exhausted=logs.budget_exhausted,
+        confirm_short=logs.confirm_short,
     )
 
 

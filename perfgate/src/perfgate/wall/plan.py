@@ -98,25 +98,38 @@ class CasePlan:
 class Overheads:
     """What a run takes beyond its cases' own seconds, as an earlier run of the same kind
     took it (its ``timeline.json``): before measuring (exports, checks), parity, asv's own
-    seconds per round (start-up, discovery, imports; the first round's apart), and the
-    extra rounds it gave undecided cases and blind spots."""
+    seconds per round (start-up, discovery, imports; the first round's apart), the extra
+    rounds it gave undecided cases and blind spots (None: no earlier run says, and the plan
+    expects them to last to the budget) and its confirmation re-run."""
 
     setup_s: float = 0.0
     parity_s: float = 0.0
     first_round_s: float = 0.0
     later_round_s: float = 0.0
-    extra_s: float = 0.0
+    extra_s: float | None = 0.0
+    confirm_s: float = 0.0
+
+
+#: Seconds a run keeps after its last extra round to compare, render and write the report
+#: (`perfgate.wall.measure` ends the optional rounds this much before the budget).
+FINISH_S = 5.0
 
 
 @dataclass(frozen=True)
 class Plan:
-    """The planned rounds of a run: per case, the total, and what the costs are based on."""
+    """The planned rounds of a run: per case, the total, and what the costs are based on.
+
+    Times count from the gate's start without the instruments that measure before the
+    wall clock (the sim phase, which the budget does not hold): set-up, parity and the
+    rounds, as the gate's budget does."""
 
     cases: tuple[CasePlan, ...]
     budget_s: float
     min_samples: int
     basis: str
     overheads: Overheads = field(default_factory=Overheads)
+    max_rounds: int = 30
+    confirm: bool = True
 
     @property
     def cases_s(self) -> float:
@@ -124,19 +137,71 @@ class Plan:
         return sum(c.seconds for c in self.cases)
 
     @property
-    def measure_s(self) -> float:
-        """Expected seconds of measuring: the main phase's cases and asv's overhead per
-        round, then extra rounds as long as the earlier run's, within the budget."""
+    def main_s(self) -> float:
+        """Seconds of the main phase's planned rounds: their cases and asv's own seconds."""
+        o, rounds = self.overheads, self.rounds
+        return self.cases_s + (o.first_round_s + o.later_round_s * (rounds - 1) if rounds else 0.0)
+
+    @property
+    def extra_round_s(self) -> float:
+        """Seconds of one extra round of every blocking case (all of them undecided)."""
+        blocking = [c.cost_s for c in self.cases if c.blocking]
+        return sum(blocking) + self.overheads.later_round_s if blocking else 0.0
+
+    @property
+    def extras_cap_s(self) -> float:
+        """Seconds of the most extra rounds the policy allows (``max_rounds``), all cases
+        undecided in each."""
+        return max(0, self.max_rounds - self.rounds) * self.extra_round_s
+
+    @property
+    def extras_room_s(self) -> float:
+        """Seconds the budget leaves for extra rounds: they end where the run's budget ends,
+        counted from its start (set-up and parity included), less `FINISH_S`."""
         o = self.overheads
-        rounds = self.rounds
-        main = self.cases_s + (o.first_round_s + o.later_round_s * (rounds - 1) if rounds else 0.0)
-        return main + max(0.0, min(o.extra_s, self.budget_s - main))
+        return max(0.0, self.budget_s - FINISH_S - o.setup_s - o.parity_s - self.main_s)
+
+    @property
+    def extra_s(self) -> float:
+        """Expected seconds of extra rounds: as long as the earlier run's, else (no earlier
+        run) to the budget or ``max_rounds``; never beyond either."""
+        known = self.overheads.extra_s
+        cap = min(self.extras_room_s, self.extras_cap_s)
+        return cap if known is None else min(known, cap)
+
+    def extra_rounds(self) -> tuple[int, int]:
+        """(expected, most) extra rounds: the expected seconds in rounds of every blocking
+        case, and the policy's maximum (``max_rounds``) where the budget leaves room for
+        any (rounds of the suspected regressions alone are cheaper, and fill the rest)."""
+        per = self.extra_round_s
+        if per <= 0 or self.extras_room_s <= 0:
+            return 0, 0
+        return round(self.extra_s / per), max(0, self.max_rounds - self.rounds)
+
+    @property
+    def measure_s(self) -> float:
+        """Expected seconds of measuring: the main phase, the extra rounds and a confirmation
+        re-run as long as the earlier run's (none without one)."""
+        return self.main_s + self.extra_s + self.overheads.confirm_s
 
     @property
     def expected_s(self) -> float:
-        """Expected seconds of the whole run: set-up, parity and measuring (a confirmation
-        re-run of flagged cases comes on top)."""
+        """Expected seconds of the whole run: set-up, parity and measuring."""
         return self.overheads.setup_s + self.overheads.parity_s + self.measure_s
+
+    @property
+    def upper_s(self) -> float:
+        """The most seconds the run can take as the gate schedules its rounds: every case
+        undecided (extra rounds to the budget or ``max_rounds``), then a case flagged whose
+        confirmation re-run gets half the budget of its own, and each phase's last round
+        overrunning its estimate by a whole round of every blocking case."""
+        o, margin = self.overheads, self.extra_round_s
+        before = o.setup_s + o.parity_s
+        main = before + max(self.main_s, min(self.budget_s, self.main_s + self.extras_cap_s))
+        end = main + margin
+        if self.confirm and margin > 0:
+            end = max(before + self.budget_s, end + self.budget_s / 2.0) + margin
+        return end
 
     @property
     def rounds(self) -> int:
@@ -148,20 +213,33 @@ class Plan:
         """Blocking cases the budget leaves below ``min_samples`` rounds (exit 3, named)."""
         return tuple(c.key for c in self.cases if c.blocking and c.rounds < self.min_samples)
 
+    def parts(self) -> dict[str, float]:
+        """Expected seconds per part of the run (set-up, parity, main, extra, confirmation)."""
+        o = self.overheads
+        return {
+            "setup": o.setup_s,
+            "parity": o.parity_s,
+            "main": self.main_s,
+            "extra": self.extra_s,
+            "confirm": o.confirm_s,
+        }
+
     def to_json(self) -> dict[str, object]:
         """The plan as a JSON-able document (``perfgate gate --plan --json``)."""
         return {
             "basis": self.basis,
             "budget_minutes": round(self.budget_s / 60.0, 2),
             "expected_minutes": round(self.expected_s / 60.0, 2),
+            "upper_minutes": round(self.upper_s / 60.0, 2),
             "expected_parts_minutes": {
-                "setup": round(self.overheads.setup_s / 60.0, 2),
-                "parity": round(self.overheads.parity_s / 60.0, 2),
+                **{name: round(s / 60.0, 2) for name, s in self.parts().items()},
                 "cases": round(self.cases_s / 60.0, 2),
                 "measure": round(self.measure_s / 60.0, 2),
             },
             "min_samples": self.min_samples,
+            "max_rounds": self.max_rounds,
             "rounds": self.rounds,
+            "extra_rounds": dict(zip(("expected", "most"), self.extra_rounds(), strict=True)),
             "short": [k.label() for k in self.short],
             "cases": [
                 {
@@ -210,7 +288,9 @@ def plan_rounds(
     cases = tuple(
         CasePlan(k, k in set(block), costs[k], n if k in set(block) else 1) for k in keys
     )
-    return Plan(cases, budget_s, config.min_samples, basis, overheads)
+    return Plan(
+        cases, budget_s, config.min_samples, basis, overheads, config.max_rounds, config.confirm
+    )
 
 
 def overheads_from(
@@ -218,16 +298,22 @@ def overheads_from(
 ) -> tuple[Overheads, str]:
     """(overheads, what they rest on) from an earlier run's timeline. Its parity time counts
     only for the same parity command (``parity_command`` None: parity comes from CI, 0 s);
-    extra rounds are the main-phase rounds after ``min_samples``."""
+    extra rounds are the main-phase rounds after ``min_samples``, the confirmation its
+    rounds; without a timeline the extra rounds are expected to last to the budget."""
     if timeline is None:
-        return Overheads(), "no timeline of an earlier run: asv's overhead and parity not counted"
+        note = (
+            "no timeline of an earlier run: asv's overhead and parity not counted, extra "
+            "rounds expected to last to the budget"
+        )
+        return Overheads(extra_s=None), note
     main = [r for r in timeline.rounds if r.phase == "main"]
     first = main[0].overhead_s if main else 0.0
     later = [r.overhead_s for r in main[1:min_samples]]
     extra = sum(r.seconds for r in main[min_samples:])
+    confirm = sum(r.seconds for r in timeline.rounds if r.phase == "confirm")
     same = parity_command is not None and parity_command == timeline.parity_command
     parity_s = timeline.parity_s if same and timeline.parity_s is not None else 0.0
-    note = "set-up, asv's overhead per round and extra rounds as the earlier run's"
+    note = "set-up, asv's overhead per round, extra rounds and confirmation as the earlier run's"
     if parity_command is None:
         note += "; parity from CI (0 s)"
     elif same and timeline.parity_s is not None:
@@ -240,6 +326,7 @@ def overheads_from(
         first_round_s=first,
         later_round_s=sum(later) / len(later) if later else first,
         extra_s=extra,
+        confirm_s=confirm,
     )
     return overheads, note
 
