@@ -330,3 +330,25 @@ def test_the_sim_phase_is_costed_from_the_last_timeline_that_recorded_it(
     assert costs == {"sim_hot_slice": 3.0, "sim_scaling": round(390.0 / 18, 3)}
     assert sim["families"]["sim_scaling"]["minutes"] == round(3 * 390.0 / 6 / 60, 2)
     assert "the sim phase of the earlier run for sim_scaling" in sim["basis"]
+
+
+def test_plan_before_any_run_counts_the_parity_time_init_measured(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], discovered: Path
+) -> None:
+    """Issue 53: the first quick gate's plan said parity 0 "not counted"; init now times
+    each parity command it saw pass ([tool.perfgate.costs] parity_s, quick_parity_s), and
+    the plan counts the one its run will use."""
+    costs = """
+[tool.perfgate.costs]
+machine = "box"
+parity_s = 120.0
+quick_parity_s = 30.0
+"""
+    repo = make_repo(tmp_path, CONFIG + costs)
+    full = _plan(repo, capsys, "--json", "--budget-minutes", "10")
+    assert full["expected_parts_minutes"]["parity"] == 2.0
+    assert "as perfgate init measured it" in full["basis"]
+    quick = _plan(repo, capsys, "--json", "--budget-minutes", "10", "--quick")
+    assert quick["expected_parts_minutes"]["parity"] == 0.5
+    ci = _plan(repo, capsys, "--json", "--budget-minutes", "10", "--parity-result", "x.json")
+    assert ci["expected_parts_minutes"]["parity"] == 0.0

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from perfgate.asv.discover import check_selection, discovered_names
@@ -34,6 +35,21 @@ from perfgate.sim import callgrind
 from perfgate.sim import phase as sim_phase
 from perfgate.sim import plan as sim_plan
 from perfgate.wall import first_costs, plan
+
+
+def _init_parity(
+    overheads: plan.Overheads, note: str, config: GateConfig, quick: bool, command: str | None
+) -> tuple[plan.Overheads, str]:
+    """Parity as ``perfgate init`` measured it (``[tool.perfgate.costs]`` ``parity_s`` or
+    ``quick_parity_s``) where no earlier run counted it."""
+    costs = config.costs
+    seen = None if costs is None else costs.quick_parity_s if quick else costs.parity_s
+    if command is None or seen is None or overheads.parity_s > 0:
+        return overheads, note
+    note = note.replace("parity not counted", "parity as perfgate init measured it")
+    if "perfgate init measured it" not in note:
+        note += f"; parity ({command}) as perfgate init measured it"
+    return replace(overheads, parity_s=seen), note
 
 
 def selected(names: Mapping[CaseKey, str], bench: Sequence[str]) -> list[CaseKey]:
@@ -187,6 +203,7 @@ def _wall_plan(
             "asv's overhead per round as perfgate init measured it; parity not counted; "
             "extra rounds expected to last to the budget"
         )
+    overheads, note = _init_parity(overheads, note, config, opts.quick, command)
     costs = {**known, **probed, **_defaults(missing)}
     return plan.plan_rounds(costs, config, budget_s, f"{basis}; {note}", overheads)
 
