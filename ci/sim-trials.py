@@ -57,7 +57,7 @@ TERMINATED_LINE = (
     "            terminated[i] = _terminated_i(gr, base_height, min_upright_gz, "
     "min_base_height, i)\n"
 )
-PRANGE_LINE = "    for t in prange((n + TILE - 1) // TILE):\n"
+PRANGE_LINE = "    for t in prange((n + tile - 1) // tile):\n"
 #: the kernel module's first import: the trial's extra work needs math and NumPy beside it
 IMPORT_LINE = "import numba\n"
 SLOWED = ("task=g1_walk", "path=handwritten")

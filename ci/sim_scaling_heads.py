@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 PLAN_PATH = Path("termplan/tasks/plan_path.py")
 PLAN_LINE = "        views = tuple(getattr(batch, name) for name in self._names)\n"
 KERNEL = Path("termplan/tasks/g1_walk/handwritten_kernel.py")
-TILE_LINE = "        count = min(TILE, n - lo)\n"
+TILE_LINE = "        count = min(tile, n - lo)\n"
 MOTION_KERNEL = Path("termplan/tasks/motion_tracking/handwritten_kernel.py")
 MOTION_LINE = "        terminated[i] = done or (check_ori and not (anchor_dgz <= thr[2]))\n"
 MOTION_JOINTS = (

@@ -34,6 +34,7 @@ from termplan.tasks.g1_walk.handwritten_layout import LOG_STRIDE, SCRATCH_ROWS, 
 from termplan.tasks.g1_walk.profiles import Profile
 from termplan.tasks.g1_walk.task import TASK
 from termplan.threads import masked, max_threads
+from termplan.tiles import TILE_CAPACITY, tile_length
 
 #: Multipliers the kernel hard-codes: gravity is negated, the rest copied unscaled.
 _FIXED_MULTIPLIERS = {
@@ -104,6 +105,8 @@ class HandwrittenG1Walk(TaskPath):
         self._log = np.zeros((max_threads(), LOG_STRIDE), dtype=np.float64)
         self._tiles = np.zeros((max_threads(), SCRATCH_ROWS, TILE), dtype=np.float64)
         self._outputs = allocate_outputs(self.num_envs, ACTOR_DIM, CRITIC_DIM)
+        #: Envs per tile for this N and thread count (the pool's size when unset).
+        self._tile = tile_length(self.num_envs, self.num_threads or max_threads())
 
     def _kernel_scalars(self) -> tuple[float, ...]:
         """Reward parameters then obs multipliers, in the kernel's argument order."""
@@ -140,6 +143,7 @@ class HandwrittenG1Walk(TaskPath):
                 b.right_contact, b.feet_air_time, b.noise_gyro, b.noise_gravity, b.noise_dof_pos,
                 b.noise_dof_vel, *self._weights, self._scale, *self._scalars, self.noise.enabled,
                 log, out.obs, out.critic, out.reward, out.terminated, self._log, self._tiles,
+                self._tile,
             )  # fmt: skip
         out.logs = self._collect_logs() if log else {}
         return out
@@ -151,3 +155,4 @@ class HandwrittenG1Walk(TaskPath):
 
 
 assert len(TERM_ORDER) <= LOG_STRIDE
+assert TILE == TILE_CAPACITY  # the scratch holds the longest tile tile_length picks

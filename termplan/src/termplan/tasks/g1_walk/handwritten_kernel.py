@@ -39,7 +39,7 @@ import numba
 from numba import prange
 
 from termplan.kernel_options import INLINE_OPTIONS, PARALLEL_OPTIONS
-from termplan.tasks.g1_walk.handwritten_layout import TILE, at, cell, el, put
+from termplan.tasks.g1_walk.handwritten_layout import at, cell, el, put
 from termplan.tasks.g1_walk.handwritten_reward import lanes
 
 #: Literal observation offsets used by the kernel (checked against ``config``'s layout at import).
@@ -213,13 +213,15 @@ def g1_walk_kernel(  # type: ignore[no-untyped-def]
     terminated,
     log_scratch,
     tile_scratch,
+    tile,
 ):
     """The whole hot slice, tile by tile (outputs written in place; module docstring).
 
     Every per-env array is read and written through a 1-D view, so row widths are literals
     in the index arithmetic; LLVM's runtime overlap checks of the vectorised lane loop then
     run once per tile, not per env. ``tile_scratch`` is
-    (threads, :data:`SCRATCH_ROWS`, :data:`TILE`) float64.
+    (threads, :data:`SCRATCH_ROWS`, :data:`TILE`) float64; ``tile`` (at most :data:`TILE`)
+    is the envs per tile, :func:`termplan.tiles.tile_length` of N and the thread count.
     """
     n = reward.shape[0]
     lv, gy, gr = linvel.reshape(3 * n), gyro.reshape(3 * n), gravity.reshape(3 * n)
@@ -232,10 +234,10 @@ def g1_walk_kernel(  # type: ignore[no-untyped-def]
     noise_p, noise_v = noise_dof_pos.reshape(29 * n), noise_dof_vel.reshape(29 * n)
     noise_gy, noise_gr = noise_gyro.reshape(3 * n), noise_gravity.reshape(3 * n)
     ob, cr = obs.reshape(98 * n), critic.reshape(101 * n)
-    for t in prange((n + TILE - 1) // TILE):
+    for t in prange((n + tile - 1) // tile):
         tid = numba.get_thread_id()
-        lo = t * TILE
-        count = min(TILE, n - lo)
+        lo = t * tile
+        count = min(tile, n - lo)
         for lane in range(count):
             i = lo + lane
             pose, upper, rate = _joints_i(
